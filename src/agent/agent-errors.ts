@@ -1,0 +1,20 @@
+import { HoldfastError } from '../errors.js';
+
+export class MaxStepsExceededError extends HoldfastError {
+  readonly code = 'max_steps_exceeded';
+  constructor(readonly maxSteps: number) {
+    super(`The agent took more than ${maxSteps} steps without a final answer`);
+  }
+}
+
+export class EmptyModelReplyError extends HoldfastError {
+  readonly code = 'empty_model_reply';
+  constructor() {
+    super('The model replied with neither text nor tool calls');
+  }
+}
+
+/** The turn was stopped from outside (shutdown); it is re-run from its transcript later. */
+export class TurnAbortedError extends HoldfastError {
+  readonly code = 'turn_aborted';
+}

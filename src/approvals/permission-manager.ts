@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ApprovalPending } from '../agent/approval-pending.js';
+import type {
+  PermissionChecker,
+  PermissionDecision,
+  PermissionRequest,
+} from '../agent/permission-checker.js';
+import type { ToolCallContext } from '../agent/tool-call-scope.js';
+import type { Approval } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { matchRules } from './match-rule.js';
+import type { Policy } from './policy.js';
+import { expiryFor, quorumFor } from './policy-lookup.js';
+
+export interface PermissionManagerOptions {
+  readonly store: Store;
+  readonly policy: Policy;
+  readonly callContext: ToolCallContext;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  /** Opaque request ids; at least 128 random bits, since a button value is all a click carries. */
+  readonly newRequestId?: () => string;
+  readonly defaultExpiryMs?: number;
+}
+
+export const defaultApprovalExpiryMs = 24 * 60 * 60_000;
+
+export function newApprovalRequestId(): string {
+  return `apr_${randomBytes(18).toString('base64url')}`;
+}
+
+/**
+ * The permission manager. Its single caller is the tool runtime, which runs it inside the tool call's
+ * async scope, so the row is keyed by the right (transcript, tool_call_id).
+ * Order: deny rules → auto-approve-all → always-allow grant → allow rules (and the tool's own allow) →
+ * stored decision for this call → new pending row + ApprovalPending.
+ */
+export function createPermissionManager(options: PermissionManagerOptions): PermissionChecker {
+  const { store, policy, callContext, logger } = options;
+  const now = options.now ?? Date.now;
+  const newRequestId = options.newRequestId ?? newApprovalRequestId;
+  const defaultExpiryMs = options.defaultExpiryMs ?? defaultApprovalExpiryMs;
+
+  return {
+    async check(request: PermissionRequest): Promise<PermissionDecision> {
+      const call = callContext.current();
+      if (!call) throw new Error('permissions.check must run inside a tool call scope');
+      const args = isRecord(request.args) ? request.args : {};
+      const rule = matchRules(policy.rules, { toolName: request.toolName, args });
+
+      // Deny always wins: over grants, over auto-approve-all, over an earlier human "allow".
+      if (rule.type === 'deny') {
+        const reason = rule.rule.reason ?? `blocked by policy (rule for ${rule.rule.tool})`;
+        await store.audit.record({
+          actor: 'policy',
+          kind: 'tool.denied_by_policy',
+          conversationId: call.conversationId,
+          data: { tool: request.toolName, toolCallId: call.toolCallId, reason },
+        });
+        return { type: 'denied', source: 'policy', reason: `${reason}. Do not retry it.` };
+      }
+      if (policy.autoApproveAll) return { type: 'allowed', source: 'auto-approve' };
+      const grant = await store.grants.find(request.toolName, {
+        conversationId: call.conversationId,
+        channelId: call.channelId,
+      });
+      if (grant) return { type: 'allowed', source: 'grant', by: grant.createdBy };
+      if (rule.type === 'allow') return { type: 'allowed', source: 'policy' };
+      if (rule.type === 'none' && request.toolPermission.type === 'allow')
+        return { type: 'allowed', source: 'tool' };
+
+      // Invariant 4: on resume the stored decision is the answer, with no human and no model involved.
+      const existing = await store.approvals.forCall(call.transcriptId, call.toolCallId);
+      if (existing) return decisionFrom(existing, request.argsHash);
+
+      const permission =
+        request.toolPermission.type === 'ask'
+          ? request.toolPermission
+          : { type: 'ask' as const, permissionType: request.toolName, summary: `run ${request.toolName}` };
+      const created = await store.approvals.create({
+        requestId: newRequestId(),
+        conversationId: call.conversationId,
+        transcriptId: call.transcriptId,
+        turnId: call.turnId,
+        toolCallId: call.toolCallId,
+        toolName: request.toolName,
+        permissionType: permission.permissionType,
+        summary: permission.summary,
+        arguments: request.args,
+        argsHash: request.argsHash,
+        reason: permission.reason ?? null,
+        requestedBy: call.requestedBy,
+        requiredApprovals: quorumFor(policy, request.toolName, permission.permissionType),
+        expiresAt:
+          now() + (expiryFor(policy, request.toolName, permission.permissionType) ?? defaultExpiryMs),
+      });
+      if (created.type === 'exists') return decisionFrom(created.approval, request.argsHash);
+      logger.info({ requestId: created.approval.requestId, tool: request.toolName }, 'approval requested');
+      // Thrown only now that the row is committed: a crash from here on loses nothing.
+      throw new ApprovalPending(created.approval);
+    },
+  };
+}
+
+function decisionFrom(approval: Approval, argsHash: string): PermissionDecision {
+  if (approval.argsHash !== argsHash) {
+    return {
+      type: 'denied',
+      source: 'approval',
+      reason: 'the arguments differ from the ones that were approved, so the call was refused.',
+    };
+  }
+  switch (approval.decision) {
+    case null:
+      throw new ApprovalPending(approval);
+    case 'allowed':
+      return { type: 'allowed', source: 'approval', by: approval.decidedBy ?? undefined };
+    case 'denied':
+      return {
+        type: 'denied',
+        source: 'approval',
+        by: approval.decidedBy ?? undefined,
+        reason: `denied by <@${approval.decidedBy ?? 'unknown'}>. Do not retry it unless the user asks again.`,
+      };
+    case 'expired':
+      return {
+        type: 'denied',
+        source: 'expired',
+        reason:
+          'the approval request timed out before anyone decided. Ask the user whether to request it again.',
+      };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,266 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { parseDuration } from './approvals/policy.js';
+import { ConfigError } from './errors.js';
+import type { SynchronousMode } from './store/open-database.js';
+
+/**
+ * The only reader of the environment. Everything else receives a typed `Config`; a bad variable stops
+ * start-up with a message naming it and saying what to do.
+ */
+export type SlackMode =
+  | {
+      readonly type: 'socket';
+      readonly botToken: string;
+      readonly appToken: string;
+      readonly apiUrl?: string;
+    }
+  | {
+      readonly type: 'http';
+      readonly botToken: string;
+      readonly signingSecret: string;
+      readonly port: number;
+      readonly apiUrl?: string;
+    }
+  /** No Slack token: holdfast runs against its own local workspace (src/local). */
+  | { readonly type: 'local'; readonly port: number };
+
+export type ModelConfig =
+  | {
+      readonly type: 'openai';
+      readonly apiKey: string;
+      readonly baseUrl?: string;
+      readonly model: string;
+      readonly timeoutMs: number;
+      readonly maxRetries: number;
+    }
+  | { readonly type: 'demo' };
+
+export interface Config {
+  readonly slack: SlackMode;
+  readonly model: ModelConfig;
+  readonly databasePath: string;
+  readonly synchronous: SynchronousMode;
+  readonly policyPath?: string;
+  readonly approvers: { readonly users: readonly string[]; readonly groups: readonly string[] };
+  readonly allowSelfApproval: boolean;
+  readonly approvalTtlMs: number;
+  readonly workdir: string;
+  readonly shellTimeoutMs: number;
+  readonly httpAllowHosts: readonly string[];
+  readonly sqlUrl?: string;
+  readonly deployServices: Readonly<Record<string, { command: string; cwd?: string; timeoutMs?: number }>>;
+  readonly plugins: readonly string[];
+  readonly instructions?: string;
+  readonly maxConcurrentTurns: number;
+  readonly sweepIntervalMs: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** The environment tools may pass on (filtered by each tool's allow-list). */
+  readonly toolEnv: Readonly<Record<string, string | undefined>>;
+}
+
+const optionalText = z
+  .string()
+  .transform((value) => value.trim())
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const list = (item: z.ZodString, what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value ?? '').split(/[\s,]+/).filter(Boolean))
+    .pipe(z.array(item.describe(what)));
+
+const integer = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === '' ? String(fallback) : value.trim()))
+    .pipe(z.string().regex(/^\d+$/, 'a whole number'))
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === '' ? fallback : value.trim()))
+    .pipe(z.string().regex(/^\d+\s*(ms|s|m|h|d)$/, 'a duration such as 90s, 30m, 24h or 7d'))
+    .transform(parseDuration);
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const url = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });
+
+const deployServicesSchema = z.record(
+  z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'service names are lowercase words'),
+  z.strictObject({
+    command: z.string().min(1),
+    cwd: z.string().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+  }),
+);
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: optionalText.pipe(
+    z.string().startsWith('xoxb-', 'a bot token starting with xoxb-').optional(),
+  ),
+  SLACK_APP_TOKEN: optionalText.pipe(
+    z.string().startsWith('xapp-', 'an app-level token starting with xapp-').optional(),
+  ),
+  SLACK_SIGNING_SECRET: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[a-f0-9]{16,}$/i, 'the hex signing secret')
+      .optional(),
+  ),
+  SLACK_API_URL: optionalText.pipe(url.optional()),
+  PORT: integer(3000, 0, 65_535),
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalText.pipe(url.optional()),
+  OPENAI_MODEL: optionalText,
+  OPENAI_TIMEOUT: duration('60s'),
+  OPENAI_MAX_RETRIES: integer(3, 0, 10),
+  HOLDFAST_DB: optionalText,
+  HOLDFAST_DB_SYNCHRONOUS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? 'FULL').trim().toUpperCase() || 'FULL')
+    .pipe(z.enum(['OFF', 'NORMAL', 'FULL', 'EXTRA'])),
+  HOLDFAST_POLICY: optionalText,
+  HOLDFAST_APPROVERS: list(
+    z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'Slack user ids such as U012ABCDEF'),
+    'user ids',
+  ),
+  HOLDFAST_APPROVER_GROUPS: list(
+    z.string().regex(/^S[A-Z0-9]{2,}$/, 'user-group ids such as S012ABCDEF'),
+    'group ids',
+  ),
+  HOLDFAST_ALLOW_SELF_APPROVAL: boolean,
+  HOLDFAST_APPROVAL_TTL: duration('24h'),
+  HOLDFAST_WORKDIR: optionalText,
+  HOLDFAST_SHELL_TIMEOUT: duration('60s'),
+  HOLDFAST_HTTP_ALLOW_HOSTS: list(z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d+)?$/i, 'host names'), 'hosts'),
+  HOLDFAST_SQL_URL: optionalText,
+  HOLDFAST_DEPLOY_SERVICES: optionalText,
+  HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
+  HOLDFAST_INSTRUCTIONS: optionalText,
+  HOLDFAST_MAX_CONCURRENT_TURNS: integer(8, 1, 256),
+  HOLDFAST_SWEEP_INTERVAL: duration('30s'),
+  HOLDFAST_LOG_LEVEL: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? 'info').trim().toLowerCase() || 'info')
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
+});
+
+const hints: Record<string, string> = {
+  SLACK_BOT_TOKEN: 'Copy the Bot User OAuth Token from your app\'s "OAuth & Permissions" page.',
+  SLACK_APP_TOKEN: 'Create an app-level token with the connections:write scope under "Basic Information".',
+  SLACK_SIGNING_SECRET: 'Copy the Signing Secret from your app\'s "Basic Information" page.',
+  HOLDFAST_DEPLOY_SERVICES: 'Use JSON such as {"api": {"command": "./deploy.sh api"}}.',
+};
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      const hint = hints[name];
+      return `${name}: expected ${issue.message}${hint ? `. ${hint}` : ''}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${issues.join('\n  ')}`, issues);
+  }
+  const e = parsed.data;
+  return {
+    slack: slackMode(e),
+    model: e.OPENAI_API_KEY
+      ? {
+          type: 'openai',
+          apiKey: e.OPENAI_API_KEY,
+          baseUrl: e.OPENAI_BASE_URL,
+          model: e.OPENAI_MODEL ?? 'gpt-4.1-mini',
+          timeoutMs: e.OPENAI_TIMEOUT,
+          maxRetries: e.OPENAI_MAX_RETRIES,
+        }
+      : { type: 'demo' },
+    databasePath: path.resolve(cwd, e.HOLDFAST_DB ?? 'data/holdfast.db'),
+    synchronous: e.HOLDFAST_DB_SYNCHRONOUS,
+    policyPath: e.HOLDFAST_POLICY ? path.resolve(cwd, e.HOLDFAST_POLICY) : undefined,
+    approvers: { users: e.HOLDFAST_APPROVERS, groups: e.HOLDFAST_APPROVER_GROUPS },
+    allowSelfApproval: e.HOLDFAST_ALLOW_SELF_APPROVAL,
+    approvalTtlMs: e.HOLDFAST_APPROVAL_TTL,
+    workdir: path.resolve(cwd, e.HOLDFAST_WORKDIR ?? 'workspace'),
+    shellTimeoutMs: e.HOLDFAST_SHELL_TIMEOUT,
+    httpAllowHosts: e.HOLDFAST_HTTP_ALLOW_HOSTS,
+    sqlUrl: e.HOLDFAST_SQL_URL,
+    deployServices: parseDeployServices(e.HOLDFAST_DEPLOY_SERVICES),
+    plugins: e.HOLDFAST_PLUGINS.map((plugin) => path.resolve(cwd, plugin)),
+    instructions: e.HOLDFAST_INSTRUCTIONS,
+    maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
+    sweepIntervalMs: e.HOLDFAST_SWEEP_INTERVAL,
+    logLevel: e.HOLDFAST_LOG_LEVEL,
+    toolEnv: env,
+  };
+}
+
+function slackMode(e: z.output<typeof envSchema>): SlackMode {
+  if (!e.SLACK_BOT_TOKEN) {
+    if (e.SLACK_APP_TOKEN || e.SLACK_SIGNING_SECRET) {
+      throw new ConfigError(
+        'SLACK_BOT_TOKEN is missing: SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set, but holdfast also needs the bot token. ' +
+          hints.SLACK_BOT_TOKEN,
+      );
+    }
+    return { type: 'local', port: e.PORT };
+  }
+  if (e.SLACK_APP_TOKEN) {
+    return {
+      type: 'socket',
+      botToken: e.SLACK_BOT_TOKEN,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+    };
+  }
+  if (e.SLACK_SIGNING_SECRET) {
+    return {
+      type: 'http',
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      port: e.PORT,
+      apiUrl: e.SLACK_API_URL,
+    };
+  }
+  throw new ConfigError(
+    'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP mode) is. ' +
+      `Set one of them. ${hints.SLACK_APP_TOKEN}`,
+  );
+}
+
+function parseDeployServices(text: string | undefined): Config['deployServices'] {
+  if (!text) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(
+      `HOLDFAST_DEPLOY_SERVICES is not valid JSON. ${hints.HOLDFAST_DEPLOY_SERVICES}`,
+      [],
+      {
+        cause: error,
+      },
+    );
+  }
+  const parsed = deployServicesSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new ConfigError(`HOLDFAST_DEPLOY_SERVICES is invalid:\n  ${issues.join('\n  ')}`, issues);
+  }
+  return parsed.data;
+}

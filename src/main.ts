@@ -1,0 +1,281 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
+import OpenAI from 'openai';
+import pino, { type Logger } from 'pino';
+import type { ChatModel } from './agent/chat-model.js';
+import type { Tool } from './agent/tool.js';
+import { loadPolicyFile } from './approvals/load-policy.js';
+import { emptyPolicy, type Policy } from './approvals/policy.js';
+import { type Config, loadConfig } from './config.js';
+import { ConfigError, HoldfastError } from './errors.js';
+import { createOpenAIChatModel } from './llm/index.js';
+import { createDemoChatModel } from './local/demo-chat-model.js';
+import { type LocalWorkspace, startLocalWorkspace } from './local/start-local-workspace.js';
+import { Runtime } from './runtime/create-runtime.js';
+import { attachSlack } from './slack/attach-slack.js';
+import { boltLogger } from './slack/bolt-logger.js';
+import { createSlackWebApi } from './slack/slack-web-api.js';
+import { createSqliteStore, openDatabase } from './store/index.js';
+import { createBuiltinTools } from './tools/index.js';
+import { loadPlugins } from './tools/load-plugins.js';
+
+export interface HoldfastOverrides {
+  readonly logger?: Logger;
+  readonly now?: () => number;
+  /** Replaces the configured model (tests, the benchmark). */
+  readonly model?: ChatModel;
+  /** Extra tools, appended to the built-in and plugin tools. */
+  readonly tools?: readonly Tool[];
+  /** For the local workspace in tests: its own port and database file. */
+  readonly localWorkspace?: { port?: number; databasePath?: string };
+}
+
+export interface Holdfast {
+  readonly runtime: Runtime;
+  /** Where Slack (or the local workspace) sends HTTP requests; undefined in Socket Mode. */
+  readonly eventsUrl?: string;
+  /** Local mode: the browser page. */
+  readonly localUrl?: string;
+  stop(): Promise<void>;
+}
+
+/** The composition root: every client, database handle and server is built here and passed down. */
+export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
+  const logger =
+    overrides.logger ??
+    pino({
+      level: config.logLevel,
+      redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
+    });
+  const now = overrides.now ?? Date.now;
+  const policy = withEnvironmentApprovers(
+    config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
+    config,
+  );
+
+  mkdirSync(path.dirname(config.databasePath), { recursive: true });
+  mkdirSync(config.workdir, { recursive: true });
+  const db = openDatabase(config.databasePath, { synchronous: config.synchronous });
+  const store = createSqliteStore(db, { now });
+  const closers: Array<() => Promise<void> | void> = [() => store.close()];
+
+  try {
+    const model = overrides.model ?? buildModel(config, logger);
+    const tools = uniqueTools([
+      ...createBuiltinTools({
+        workdir: config.workdir,
+        env: config.toolEnv,
+        shellTimeoutMs: config.shellTimeoutMs,
+        httpAllowHosts: [...config.httpAllowHosts],
+        sqlUrl: config.sqlUrl,
+        deployServices: config.deployServices,
+      }),
+      ...(await loadPlugins(config.plugins)),
+      ...(overrides.tools ?? []),
+    ]);
+
+    let slackConfig = config.slack;
+    let workspace: LocalWorkspace | undefined;
+    let eventsPort: number;
+    if (slackConfig.type === 'local') {
+      eventsPort = await freePort();
+      const signingSecret = randomHex(32);
+      const botToken = `xoxb-local-${randomHex(12)}`;
+      workspace = await startLocalWorkspace({
+        port: overrides.localWorkspace?.port ?? slackConfig.port,
+        databasePath:
+          overrides.localWorkspace?.databasePath ??
+          path.join(path.dirname(config.databasePath), 'local-workspace.db'),
+        signingSecret,
+        botToken,
+        deliverTo: `http://127.0.0.1:${eventsPort}/slack/events`,
+        modelLabel:
+          config.model.type === 'openai'
+            ? `OpenAI ${config.model.model}`
+            : 'Demo model — scripted, deterministic',
+        logger: logger.child({ component: 'local-workspace' }),
+        now,
+      });
+      closers.push(() => workspace?.close());
+      slackConfig = { type: 'http', botToken, signingSecret, port: eventsPort, apiUrl: workspace.apiUrl };
+    } else {
+      eventsPort = slackConfig.type === 'http' ? slackConfig.port : 0;
+    }
+
+    const slackLogger = boltLogger(logger.child({ component: 'slack' }));
+    const client = new WebClient(slackConfig.botToken, {
+      slackApiUrl: slackConfig.apiUrl,
+      logger: slackLogger,
+      retryConfig: { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 },
+    });
+    const identity = await client.auth.test();
+    if (!identity.user_id)
+      throw new ConfigError('auth.test did not return the bot user id; check SLACK_BOT_TOKEN');
+    const clientOptions = slackConfig.apiUrl ? { slackApiUrl: slackConfig.apiUrl } : undefined;
+    const app =
+      slackConfig.type === 'socket'
+        ? new App({
+            token: slackConfig.botToken,
+            appToken: slackConfig.appToken,
+            socketMode: true,
+            logger: slackLogger,
+            clientOptions,
+          })
+        : new App({
+            token: slackConfig.botToken,
+            signingSecret: slackConfig.signingSecret,
+            logger: slackLogger,
+            clientOptions,
+            customRoutes: [
+              {
+                path: '/health',
+                method: ['GET'],
+                handler: (_request, response) => {
+                  response.writeHead(200, { 'content-type': 'application/json' });
+                  response.end(JSON.stringify({ ok: true }));
+                },
+              },
+            ],
+          });
+
+    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }) });
+    const runtime = new Runtime({
+      store,
+      model,
+      policy,
+      tools,
+      directory: slack,
+      logger,
+      now,
+      botName: identity.user ?? 'holdfast',
+      instructions: config.instructions,
+      maxConcurrentTurns: config.maxConcurrentTurns,
+      approvalExpiryMs: config.approvalTtlMs,
+    });
+    attachSlack({
+      app,
+      runtime,
+      slack,
+      directory: slack,
+      botUserId: identity.user_id,
+      teamId: identity.team_id,
+      logger,
+    });
+
+    let eventsUrl: string | undefined;
+    if (slackConfig.type === 'socket') {
+      await app.start();
+    } else {
+      const server = (await app.start(eventsPort)) as import('node:http').Server;
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : eventsPort;
+      eventsUrl = `http://127.0.0.1:${port}/slack/events`;
+    }
+    closers.unshift(() => app.stop().then(() => undefined));
+
+    await runtime.recover();
+    runtime.startSweep(config.sweepIntervalMs);
+    logger.info(
+      { mode: config.slack.type, database: config.databasePath, tools: tools.map((tool) => tool.name) },
+      'holdfast is running',
+    );
+    return {
+      runtime,
+      eventsUrl,
+      localUrl: workspace?.url,
+      async stop() {
+        await runtime.shutdown();
+        for (const close of closers) await close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
+    throw error;
+  }
+}
+
+function buildModel(config: Config, logger: Logger): ChatModel {
+  if (config.model.type === 'demo') return createDemoChatModel();
+  const client = new OpenAI({
+    apiKey: config.model.apiKey,
+    baseURL: config.model.baseUrl,
+    timeout: config.model.timeoutMs,
+    maxRetries: config.model.maxRetries,
+  });
+  return createOpenAIChatModel({
+    client,
+    model: config.model.model,
+    logger: logger.child({ component: 'openai' }),
+  });
+}
+
+/** HOLDFAST_APPROVERS and friends add to the policy file's defaults rather than replace them. */
+function withEnvironmentApprovers(policy: Policy, config: Config): Policy {
+  return {
+    ...policy,
+    approvers: {
+      ...policy.approvers,
+      allowSelfApproval: policy.approvers.allowSelfApproval || config.allowSelfApproval,
+      default: {
+        users: [...new Set([...policy.approvers.default.users, ...config.approvers.users])],
+        groups: [...new Set([...policy.approvers.default.groups, ...config.approvers.groups])],
+      },
+    },
+  };
+}
+
+function uniqueTools(tools: readonly Tool[]): Tool[] {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name))
+      throw new ConfigError(`Two tools are named "${tool.name}"; rename one plugin tool.`);
+    seen.add(tool.name);
+  }
+  return [...tools];
+}
+
+function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  let holdfast: Holdfast;
+  try {
+    holdfast = await startHoldfast(loadConfig(process.env, process.cwd()));
+  } catch (error) {
+    const message =
+      error instanceof HoldfastError ? error.message : ((error as Error).stack ?? String(error));
+    process.stderr.write(`holdfast could not start:\n${message}\n`);
+    process.exit(1);
+  }
+  if (holdfast.localUrl) process.stdout.write(`\nholdfast local workspace: ${holdfast.localUrl}\n\n`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`received ${signal}, stopping\n`);
+    await holdfast.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

@@ -1,0 +1,147 @@
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import type { TurnOutcome, TurnRunner } from '../agent/turn-runner.js';
+import type { Store } from '../store/store.js';
+import type { TurnObserver } from './turn-observer.js';
+
+export interface TurnSchedulerOptions {
+  readonly store: Store;
+  readonly runner: TurnRunner;
+  readonly observer: TurnObserver;
+  readonly logger: Logger;
+  /** Turns running at once across all conversations (model calls and tools are the cost). */
+  readonly maxConcurrentTurns?: number;
+}
+
+/**
+ * Serialises work per conversation (one p-queue of concurrency 1 each) under a global limit. Queues hold
+ * only "look at this conversation" tasks; what to do is always read from the store, so a lost task
+ * costs nothing that the sweep will not redo.
+ */
+export class TurnScheduler {
+  readonly #options: TurnSchedulerOptions;
+  readonly #global: PQueue;
+  readonly #conversations = new Map<string, PQueue>();
+  readonly #shutdown = new AbortController();
+
+  constructor(options: TurnSchedulerOptions) {
+    this.#options = options;
+    this.#global = new PQueue({ concurrency: options.maxConcurrentTurns ?? 8 });
+  }
+
+  /** Runs whatever the conversation has queued, oldest first, until it is empty or waits on a human. */
+  drain(conversationId: string): Promise<void> {
+    return this.#enqueue(conversationId, async () => {
+      await this.#drainNow(conversationId);
+    });
+  }
+
+  /** Resumes a turn whose approvals are all decided, then carries on with the conversation's queue. */
+  resume(conversationId: string, turnId: string): Promise<void> {
+    return this.#enqueue(conversationId, async () => {
+      const outcome = await this.#runOne(turnId, 'resume');
+      if (outcome.type === 'completed' || outcome.type === 'failed') await this.#drainNow(conversationId);
+    });
+  }
+
+  /** Re-runs a turn left `running` by a dead process (its transcript says where it stopped). */
+  recover(conversationId: string, turnId: string): Promise<void> {
+    return this.#enqueue(conversationId, async () => {
+      const outcome = await this.#runOne(turnId, 'run');
+      if (outcome.type === 'completed' || outcome.type === 'failed') await this.#drainNow(conversationId);
+    });
+  }
+
+  /** Resolves when no conversation has work queued or running. */
+  async idle(): Promise<void> {
+    while (this.#global.size > 0 || this.#global.pending > 0 || this.#conversations.size > 0) {
+      await Promise.all([
+        this.#global.onIdle(),
+        ...[...this.#conversations.values()].map((queue) => queue.onIdle()),
+      ]);
+    }
+  }
+
+  get activeConversations(): number {
+    return this.#conversations.size;
+  }
+
+  /**
+   * Stops taking work and asks running turns to stop at their next step; turns that do not finish in
+   * time keep their rows and are recovered by the next process.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    for (const queue of this.#conversations.values()) queue.clear();
+    this.#global.clear();
+    this.#shutdown.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.idle(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #enqueue(conversationId: string, work: () => Promise<void>): Promise<void> {
+    if (this.#shutdown.signal.aborted) return Promise.resolve();
+    let queue = this.#conversations.get(conversationId);
+    if (!queue) {
+      const created = new PQueue({ concurrency: 1 });
+      // Idle queues are dropped so that 10,000 quiet threads cost no memory.
+      created.on('idle', () => {
+        if (
+          this.#conversations.get(conversationId) === created &&
+          created.size === 0 &&
+          created.pending === 0
+        ) {
+          this.#conversations.delete(conversationId);
+        }
+      });
+      this.#conversations.set(conversationId, created);
+      queue = created;
+    }
+    return queue.add(() => this.#global.add(() => this.#guard(conversationId, work)));
+  }
+
+  async #guard(conversationId: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      // A store or observer failure must not kill the queue; the sweep retries from the store.
+      this.#options.logger.error({ err: error, conversationId }, 'scheduled work failed');
+    }
+  }
+
+  async #drainNow(conversationId: string): Promise<void> {
+    for (;;) {
+      if (this.#shutdown.signal.aborted) return;
+      const next = await this.#options.store.turns.nextRunnable(conversationId);
+      if (!next) return;
+      const outcome = await this.#runOne(next.id, 'run');
+      if (outcome.type !== 'completed' && outcome.type !== 'failed') return;
+    }
+  }
+
+  async #runOne(turnId: string, how: 'run' | 'resume'): Promise<TurnOutcome> {
+    const { store, runner, observer, logger } = this.#options;
+    const turn = await store.turns.get(turnId);
+    if (turn) await this.#notify(() => observer.turnStarting(turn), logger);
+    const outcome =
+      how === 'resume'
+        ? await runner.resume(turnId, this.#shutdown.signal)
+        : await runner.run(turnId, this.#shutdown.signal);
+    if (outcome.type !== 'not-claimed') await this.#notify(() => observer.turnSettled(outcome), logger);
+    return outcome;
+  }
+
+  async #notify(send: () => Promise<void>, logger: Logger): Promise<void> {
+    try {
+      await send();
+    } catch (error) {
+      logger.warn({ err: error }, 'turn observer failed; the sweep will re-deliver');
+    }
+  }
+}

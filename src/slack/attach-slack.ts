@@ -1,0 +1,35 @@
+import type { App } from '@slack/bolt';
+import type { Logger } from 'pino';
+import type { ApproverDirectory } from '../approvals/decide-approval.js';
+import type { Runtime } from '../runtime/create-runtime.js';
+import { registerAppHome } from './listeners/app-home-listener.js';
+import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
+import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
+import { registerMessageListeners } from './listeners/message-listeners.js';
+import type { SlackPort } from './slack-port.js';
+import { createSlackTurnObserver } from './slack-turn-observer.js';
+
+export interface AttachSlackOptions {
+  readonly app: App;
+  readonly runtime: Runtime;
+  readonly slack: SlackPort;
+  readonly directory: ApproverDirectory;
+  /** From `auth.test`: how holdfast recognises mentions of itself and its own messages. */
+  readonly botUserId: string;
+  readonly teamId?: string;
+  readonly logger: Logger;
+}
+
+/** Connects a Bolt app to the runtime: listeners in, thread updates out. */
+export function attachSlack(options: AttachSlackOptions): void {
+  const { app, runtime, slack, directory, logger, botUserId } = options;
+  const inbox = { store: runtime.store, policy: runtime.policy, directory, slack, logger };
+  registerMessageListeners(app, { runtime, slack, botUserId, logger, teamId: options.teamId });
+  registerApprovalActionListener(app, { runtime, slack, logger });
+  registerApprovalsCommand(app, inbox);
+  registerAppHome(app, inbox);
+  app.error(async (error) => {
+    logger.error({ err: error }, 'unhandled error in a Slack listener');
+  });
+  runtime.observe(createSlackTurnObserver({ slack, store: runtime.store, policy: runtime.policy, logger }));
+}

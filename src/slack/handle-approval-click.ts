@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import { type DecisionAction, type DecisionOrigin, describeRefusal } from '../approvals/decide-approval.js';
+import type { Runtime } from '../runtime/create-runtime.js';
+import type { Approval } from '../store/records.js';
+import { buildApprovalCard, buildDecidedCard, describeOutcome } from './blocks/index.js';
+import { outcomeOf, presentApproval } from './present-approval.js';
+import type { SlackPort } from './slack-port.js';
+
+export interface ApprovalClick {
+  readonly requestId: string;
+  readonly action: DecisionAction;
+  readonly userId: string;
+  readonly teamId: string;
+  readonly origin: DecisionOrigin;
+  /** Where a private reply to the clicker goes. */
+  readonly replyTo: { readonly channel: string; readonly threadTs?: string } | undefined;
+}
+
+export interface ClickDeps {
+  readonly runtime: Runtime;
+  readonly slack: SlackPort;
+  readonly logger: Logger;
+  /** Replies through the click's response_url (inbox and ephemeral messages). */
+  readonly respond?: (text: string) => Promise<void>;
+}
+
+/**
+ * A click on Allow / Deny / Always allow. The decision is the store's compare-and-set; everything here
+ * is telling people what happened. A click that changes nothing gets a private reply saying why.
+ */
+export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick): Promise<void> {
+  const outcome = await deps.runtime.decide({
+    requestId: click.requestId,
+    userId: click.userId,
+    action: click.action,
+    origin: click.origin,
+  });
+  const tell = (text: string) => replyPrivately(deps, click, text);
+  switch (outcome.type) {
+    case 'decided':
+    case 'expired': {
+      await rewriteCard(deps, outcome.approval);
+      const words = describeOutcome(
+        outcomeOf(outcome.approval) ?? { type: 'expired', at: outcome.approval.expiresAt },
+      );
+      if (outcome.type === 'expired') await tell(`This request had already expired. ${words.line}`);
+      else if (click.origin.type === 'inbox') await tell(words.line);
+      return;
+    }
+    case 'vote-recorded':
+      await rewriteCard(deps, outcome.approval);
+      await tell(
+        `Your approval is counted. ${outcome.remaining} more approver${outcome.remaining === 1 ? '' : 's'} needed.`,
+      );
+      return;
+    case 'already-voted':
+      await tell('You have already approved this request; another approver has to add theirs.');
+      return;
+    case 'already-decided': {
+      const decided = outcomeOf(outcome.approval);
+      await tell(
+        decided
+          ? `Nothing changed: this request was already decided. ${describeOutcome(decided).line}`
+          : 'Nothing changed.',
+      );
+      return;
+    }
+    case 'refused':
+      await tell(describeRefusal(outcome.reason, outcome.approval));
+      return;
+    case 'unknown':
+      await tell(
+        'This approval request is not known to holdfast (it may belong to another installation). Nothing changed.',
+      );
+      return;
+  }
+}
+
+async function rewriteCard(deps: ClickDeps, approval: Approval): Promise<void> {
+  if (!approval.cardChannel || !approval.cardTs) return;
+  const view = presentApproval(approval, { policy: deps.runtime.policy, channelId: approval.cardChannel });
+  const outcome = outcomeOf(approval);
+  const card = outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);
+  try {
+    await deps.slack.updateMessage({ channel: approval.cardChannel, ts: approval.cardTs, ...card });
+  } catch (error) {
+    // The decision stands whatever happens to the card.
+    deps.logger.warn({ err: error, requestId: approval.requestId }, 'could not rewrite the approval card');
+  }
+}
+
+async function replyPrivately(deps: ClickDeps, click: ApprovalClick, text: string): Promise<void> {
+  try {
+    if (click.origin.type === 'inbox' && deps.respond) {
+      await deps.respond(text);
+      return;
+    }
+    if (click.replyTo) {
+      await deps.slack.postEphemeral({
+        channel: click.replyTo.channel,
+        threadTs: click.replyTo.threadTs,
+        user: click.userId,
+        text,
+      });
+      return;
+    }
+    if (deps.respond) await deps.respond(text);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'could not send the private reply for a click');
+  }
+}

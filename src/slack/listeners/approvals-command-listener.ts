@@ -1,0 +1,30 @@
+import type { App } from '@slack/bolt';
+import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
+import { buildApprovalInbox } from '../blocks/index.js';
+import { slashCommandSchema } from '../payloads.js';
+
+/** `/approvals` (this channel) and `/approvals all` (everything you may decide), as an ephemeral reply. */
+export function registerApprovalsCommand(
+  app: App,
+  deps: InboxDeps & { logger: import('pino').Logger },
+): void {
+  app.command('/approvals', async ({ ack, command, respond }) => {
+    await ack();
+    const parsed = slashCommandSchema.safeParse(command);
+    if (!parsed.success) {
+      deps.logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed /approvals command');
+      return;
+    }
+    const all = parsed.data.text.trim().toLowerCase() === 'all';
+    const { views, hidden } = await pendingForViewer(deps, {
+      viewer: parsed.data.user_id,
+      channelId: all ? undefined : parsed.data.channel_id,
+    });
+    const inbox = buildApprovalInbox(views, {
+      scope: all ? 'all' : 'channel',
+      viewer: parsed.data.user_id,
+      truncatedCount: hidden,
+    });
+    await respond({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks });
+  });
+}

@@ -1,0 +1,45 @@
+import type { Policy } from '../approvals/policy.js';
+import { approversFor } from '../approvals/policy-lookup.js';
+import type { Approval } from '../store/records.js';
+import type { ApprovalOutcome, ApprovalView } from './blocks/index.js';
+import { redactSecrets } from './text/index.js';
+
+/** Row → what a card shows. Arguments are redacted for display; the hash still pins what runs. */
+export function presentApproval(
+  approval: Approval,
+  context: { policy: Policy; channelId: string; threadLink?: string },
+): ApprovalView {
+  const approvers = approversFor(context.policy, approval.toolName, approval.permissionType);
+  return {
+    requestId: approval.requestId,
+    toolName: approval.toolName,
+    permissionType: approval.permissionType,
+    summary: redactSecrets(approval.summary),
+    argumentsJson: redactSecrets(JSON.stringify(approval.arguments, null, 2) ?? 'null'),
+    requestedBy: approval.requestedBy,
+    reason: approval.reason ?? undefined,
+    createdAt: approval.createdAt,
+    expiresAt: approval.expiresAt,
+    approverMentions: { users: [...approvers.users], groups: [...approvers.groups] },
+    quorum:
+      approval.requiredApprovals > 1
+        ? { required: approval.requiredApprovals, approvedBy: [...approval.approvedBy] }
+        : undefined,
+    threadLink: context.threadLink,
+    channelId: context.channelId,
+  };
+}
+
+export function outcomeOf(approval: Approval): ApprovalOutcome | undefined {
+  const at = approval.resolvedAt ?? approval.expiresAt;
+  switch (approval.decision) {
+    case null:
+      return undefined;
+    case 'allowed':
+      return { type: 'allowed', by: approval.decidedBy ?? 'unknown', at, always: approval.always };
+    case 'denied':
+      return { type: 'denied', by: approval.decidedBy ?? 'unknown', at };
+    case 'expired':
+      return { type: 'expired', at };
+  }
+}

@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { Runtime } from '../runtime/create-runtime.js';
+import { conversationId } from '../store/conversation-id.js';
+import type { MessageEvent } from './payloads.js';
+import { renderMentions } from './render-mentions.js';
+import type { SlackPort } from './slack-port.js';
+
+export interface ReceiveMessageDeps {
+  readonly runtime: Runtime;
+  readonly slack: SlackPort;
+  readonly botUserId: string;
+  readonly logger: Logger;
+}
+
+export type ReceiveResult =
+  | { readonly type: 'ignored'; readonly reason: string }
+  | { readonly type: 'duplicate' }
+  | { readonly type: 'queued'; readonly turnId: string; readonly conversationId: string };
+
+/** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
+const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);
+
+/**
+ * One Slack message → at most one turn. A mention in a channel starts a conversation in its thread;
+ * replies in a known thread and DMs continue one. Slack delivers at least once, and one post arrives as
+ * both `message` and `app_mention`: the delivery keys (event id, channel:ts) make both a single turn.
+ */
+export async function receiveMessage(
+  deps: ReceiveMessageDeps,
+  event: MessageEvent,
+  envelope: { teamId: string; eventId?: string },
+): Promise<ReceiveResult> {
+  if (event.bot_id || !event.user) return { type: 'ignored', reason: 'posted by a bot' };
+  if (event.user === deps.botUserId) return { type: 'ignored', reason: 'our own message' };
+  if (!conversationalSubtypes.has(event.subtype))
+    return { type: 'ignored', reason: `subtype ${event.subtype}` };
+  if (event.text.trim() === '') return { type: 'ignored', reason: 'no text' };
+
+  const isDirect = event.channel_type === 'im' || event.channel.startsWith('D');
+  const isMention = event.type === 'app_mention' || event.text.includes(`<@${deps.botUserId}`);
+  const threadTs = event.thread_ts ?? event.ts;
+  const key = { teamId: envelope.teamId, channelId: event.channel, threadTs };
+  if (!isDirect && !isMention) {
+    // A plain channel message only matters inside a thread holdfast is already part of.
+    if (!event.thread_ts) return { type: 'ignored', reason: 'not addressed to holdfast' };
+    const known = await deps.runtime.store.conversations.get(conversationId(key));
+    if (!known) return { type: 'ignored', reason: 'thread holdfast is not part of' };
+  }
+
+  const deliveryKeys = [`message:${event.channel}:${event.ts}`];
+  if (envelope.eventId) deliveryKeys.push(`event:${envelope.eventId}`);
+  if (!(await deps.runtime.store.deliveries.firstSighting(deliveryKeys))) return { type: 'duplicate' };
+
+  const text = await renderMentions(event.text, {
+    botUserId: deps.botUserId,
+    userName: (userId) => deps.slack.userName(userId),
+  });
+  const speaker = (await deps.slack.userName(event.user)) ?? event.user;
+  const result = await deps.runtime.submit({
+    ...key,
+    triggerKey: `${event.channel}:${event.ts}`,
+    triggerTs: event.ts,
+    requestedBy: event.user,
+    inputText: `@${speaker}: ${text}`,
+  });
+  if (result.type === 'duplicate') return { type: 'duplicate' };
+  deps.logger.info({ turnId: result.turn.id, conversationId: result.turn.conversationId }, 'turn queued');
+  return { type: 'queued', turnId: result.turn.id, conversationId: result.turn.conversationId };
+}

@@ -1,0 +1,33 @@
+import type { HomeView, KnownBlock } from '@slack/types';
+
+/**
+ * The Slack Web API as holdfast uses it. One implementation (`createSlackWebApi`) wraps the real
+ * `WebClient`; tests point that client at a local server or nock rather than faking this interface.
+ */
+export interface SlackPort {
+  postMessage(message: OutgoingMessage): Promise<{ ts: string }>;
+  updateMessage(message: OutgoingMessage & { ts: string }): Promise<void>;
+  postEphemeral(message: OutgoingMessage & { user: string }): Promise<void>;
+  addReaction(target: ReactionTarget): Promise<void>;
+  removeReaction(target: ReactionTarget): Promise<void>;
+  /** Display name for a user id, cached; undefined when Slack does not know it. */
+  userName(userId: string): Promise<string | undefined>;
+  groupMembers(groupId: string): Promise<readonly string[]>;
+  publishHome(userId: string, view: HomeView): Promise<void>;
+  /** For assistant threads; a no-op where the workspace does not support it. */
+  setAssistantStatus(target: { channel: string; threadTs: string; status: string }): Promise<void>;
+  permalink(channel: string, ts: string): Promise<string | undefined>;
+}
+
+export interface OutgoingMessage {
+  readonly channel: string;
+  readonly threadTs?: string;
+  readonly text: string;
+  readonly blocks?: readonly KnownBlock[];
+}
+
+export interface ReactionTarget {
+  readonly channel: string;
+  readonly ts: string;
+  readonly name: string;
+}

@@ -1,0 +1,181 @@
+import type { HomeView, KnownBlock } from '@slack/types';
+import {
+  WebAPIHTTPError,
+  WebAPIPlatformError,
+  WebAPIRateLimitedError,
+  WebAPIRequestError,
+  type WebClient,
+} from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { SlackApiError } from './slack-errors.js';
+import type { OutgoingMessage, SlackPort } from './slack-port.js';
+
+export interface SlackWebApiOptions {
+  readonly client: WebClient;
+  readonly logger: Logger;
+  /** How long user names and group memberships are trusted. */
+  readonly cacheTtlMs?: number;
+}
+
+const tsResponse = z.object({ ts: z.string() });
+const userResponse = z.object({
+  user: z.object({
+    name: z.string().optional(),
+    real_name: z.string().optional(),
+    profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).optional(),
+  }),
+});
+const groupResponse = z.object({ users: z.array(z.string()) });
+const permalinkResponse = z.object({ permalink: z.string() });
+
+/** Reactions that are already there (or already gone) are the state we wanted, not a failure. */
+const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
+
+export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
+  const { client, logger } = options;
+  const ttl = options.cacheTtlMs ?? 10 * 60_000;
+  const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
+  const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
+  let assistantStatusUnsupported = false;
+
+  const call = async <Result>(method: string, work: () => Promise<Result>): Promise<Result> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw toSlackApiError(method, error);
+    }
+  };
+
+  const blocks = (value: readonly KnownBlock[] | undefined) => (value ? [...value] : undefined);
+
+  return {
+    async postMessage(message: OutgoingMessage) {
+      const result = await call('chat.postMessage', () =>
+        client.chat.postMessage({
+          channel: message.channel,
+          thread_ts: message.threadTs,
+          text: message.text,
+          blocks: blocks(message.blocks),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
+      return { ts: tsResponse.parse(result).ts };
+    },
+    async updateMessage(message) {
+      await call('chat.update', () =>
+        client.chat.update({
+          channel: message.channel,
+          ts: message.ts,
+          text: message.text,
+          blocks: blocks(message.blocks),
+        }),
+      );
+    },
+    async postEphemeral(message) {
+      await call('chat.postEphemeral', () =>
+        client.chat.postEphemeral({
+          channel: message.channel,
+          user: message.user,
+          thread_ts: message.threadTs,
+          text: message.text,
+          blocks: blocks(message.blocks),
+        }),
+      );
+    },
+    async addReaction(target) {
+      await ignoring(harmlessReactionErrors, () =>
+        call('reactions.add', () =>
+          client.reactions.add({ channel: target.channel, timestamp: target.ts, name: target.name }),
+        ),
+      );
+    },
+    async removeReaction(target) {
+      await ignoring(harmlessReactionErrors, () =>
+        call('reactions.remove', () =>
+          client.reactions.remove({ channel: target.channel, timestamp: target.ts, name: target.name }),
+        ),
+      );
+    },
+    async userName(userId) {
+      const cached = names.get(userId);
+      if (cached) return cached.name;
+      try {
+        const { user } = userResponse.parse(
+          await call('users.info', () => client.users.info({ user: userId })),
+        );
+        const name = user.profile?.display_name || user.real_name || user.profile?.real_name || user.name;
+        names.set(userId, { name });
+        return name;
+      } catch (error) {
+        logger.debug({ err: error, userId }, 'users.info failed; showing the raw id');
+        return undefined;
+      }
+    },
+    async groupMembers(groupId) {
+      const cached = groups.get(groupId);
+      if (cached) return cached;
+      const result = await call('usergroups.users.list', () =>
+        client.usergroups.users.list({ usergroup: groupId }),
+      );
+      const users = groupResponse.parse(result).users;
+      groups.set(groupId, users);
+      return users;
+    },
+    async publishHome(userId, view: HomeView) {
+      await call('views.publish', () => client.views.publish({ user_id: userId, view }));
+    },
+    async setAssistantStatus(target) {
+      if (assistantStatusUnsupported) return;
+      try {
+        await call('assistant.threads.setStatus', () =>
+          client.assistant.threads.setStatus({
+            channel_id: target.channel,
+            thread_ts: target.threadTs,
+            status: target.status,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof SlackApiError && error.permanent) assistantStatusUnsupported = true;
+        logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
+      }
+    },
+    async permalink(channel, ts) {
+      try {
+        const result = await call('chat.getPermalink', () =>
+          client.chat.getPermalink({ channel, message_ts: ts }),
+        );
+        return permalinkResponse.parse(result).permalink;
+      } catch (error) {
+        logger.debug({ err: error }, 'chat.getPermalink failed');
+        return undefined;
+      }
+    },
+  };
+}
+
+async function ignoring(errors: ReadonlySet<string>, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof SlackApiError && errors.has(error.slackError)) return;
+    throw error;
+  }
+}
+
+export function toSlackApiError(method: string, error: unknown): SlackApiError {
+  if (error instanceof SlackApiError) return error;
+  if (error instanceof WebAPIPlatformError)
+    return new SlackApiError(method, error.data.error, { cause: error });
+  if (error instanceof WebAPIRateLimitedError) {
+    return new SlackApiError(method, `ratelimited (retry after ${error.retryAfter}s)`, { cause: error });
+  }
+  if (error instanceof WebAPIHTTPError)
+    return new SlackApiError(method, `http_${error.statusCode}`, { cause: error });
+  if (error instanceof WebAPIRequestError)
+    return new SlackApiError(method, 'request_failed', { cause: error });
+  if (error instanceof z.ZodError) return new SlackApiError(method, 'unexpected_response', { cause: error });
+  return new SlackApiError(method, error instanceof Error ? error.message : String(error), { cause: error });
+}

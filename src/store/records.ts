@@ -1,0 +1,113 @@
+import type { ChatMessage } from '../agent/chat-model.js';
+import type { KvSnapshot } from '../agent/kv.js';
+
+/** One Slack thread. `id` is `team:channel:thread_ts`. */
+export interface Conversation {
+  readonly id: string;
+  readonly teamId: string;
+  readonly channelId: string;
+  readonly threadTs: string;
+  readonly kv: KvSnapshot;
+  readonly createdAt: number;
+}
+
+export const turnStatuses = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
+export type TurnStatus = (typeof turnStatuses)[number];
+
+/** One user message that starts work. */
+export interface Turn {
+  readonly id: string;
+  readonly seq: number;
+  readonly conversationId: string;
+  readonly status: TurnStatus;
+  /** Dedupe key of the Slack message that started it (`channel:ts`). */
+  readonly triggerKey: string;
+  /** Slack ts of that message: where status reactions go. */
+  readonly triggerTs: string;
+  readonly requestedBy: string;
+  readonly inputText: string;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: number | null;
+  readonly attempts: number;
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  readonly answerPostedAt: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A transcript row: the chat-completions message plus where it sits. */
+export interface StoredMessage {
+  readonly seq: number;
+  readonly transcriptId: string;
+  readonly turnId: string;
+  readonly message: ChatMessage;
+}
+
+export type ApprovalDecision = 'allowed' | 'denied' | 'expired';
+
+export interface Approval {
+  /** Opaque, 128+ random bits; the only thing a Slack button carries. */
+  readonly requestId: string;
+  readonly conversationId: string;
+  /** The transcript the call sits in: the conversation id, or a nested agent's transcript. */
+  readonly transcriptId: string;
+  readonly toolCallId: string;
+  readonly turnId: string;
+  readonly toolName: string;
+  readonly permissionType: string;
+  readonly summary: string;
+  /** The exact arguments, as parsed. */
+  readonly arguments: unknown;
+  readonly argsHash: string;
+  readonly reason: string | null;
+  readonly requestedBy: string;
+  readonly requiredApprovals: number;
+  readonly approvedBy: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly resolvedAt: number | null;
+  readonly decision: ApprovalDecision | null;
+  readonly decidedBy: string | null;
+  readonly always: boolean;
+  readonly cardChannel: string | null;
+  readonly cardTs: string | null;
+}
+
+export type GrantScope = 'conversation' | 'channel';
+
+export interface Grant {
+  readonly id: number;
+  readonly scope: GrantScope;
+  readonly scopeId: string;
+  readonly toolName: string;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly sourceRequestId: string | null;
+}
+
+export type AuditKind =
+  | 'approval.requested'
+  | 'approval.allowed'
+  | 'approval.denied'
+  | 'approval.expired'
+  | 'approval.vote'
+  | 'approval.refused'
+  | 'grant.created'
+  | 'grant.revoked'
+  | 'tool.allowed_by_policy'
+  | 'tool.denied_by_policy'
+  | 'tool.started'
+  | 'tool.finished'
+  | 'tool.interrupted'
+  | 'turn.failed';
+
+export interface AuditEvent {
+  readonly id: number;
+  readonly at: number;
+  readonly actor: string;
+  readonly kind: AuditKind;
+  readonly approvalId: string | null;
+  readonly conversationId: string | null;
+  readonly data: Record<string, unknown>;
+}

@@ -1,0 +1,261 @@
+import { z } from 'zod';
+import type { Approval, ApprovalDecision } from '../records.js';
+import type {
+  ApprovalStore,
+  CreateApprovalResult,
+  DecisionInput,
+  NewApproval,
+  PendingFilter,
+  ResolveResult,
+} from '../store.js';
+import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+
+interface ApprovalRow {
+  request_id: string;
+  conversation_id: string;
+  transcript_id: string;
+  tool_call_id: string;
+  turn_id: string;
+  tool_name: string;
+  permission_type: string;
+  summary: string;
+  details_json: string;
+  args_hash: string;
+  reason: string | null;
+  requested_by: string;
+  required_approvals: number;
+  created_at: number;
+  expires_at: number;
+  resolved_at: number | null;
+  decision: ApprovalDecision | null;
+  decided_by: string | null;
+  always_allow: number;
+  card_channel: string | null;
+  card_ts: string | null;
+}
+
+const detailsSchema = z.object({ arguments: z.unknown() });
+
+export function createSqliteApprovals({ db, now }: SqliteContext): ApprovalStore {
+  const byId = db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE request_id = ?');
+  const byCall = db.prepare<[string, string], ApprovalRow>(
+    'SELECT * FROM approvals WHERE transcript_id = ? AND tool_call_id = ?',
+  );
+  const votesFor = db.prepare<[string], { user_id: string }>(
+    'SELECT user_id FROM approval_votes WHERE request_id = ? ORDER BY at, rowid',
+  );
+  const insert = db.prepare(
+    `INSERT INTO approvals (request_id, conversation_id, transcript_id, tool_call_id, turn_id, tool_name,
+       permission_type, summary, details_json, args_hash, reason, requested_by, required_approvals, created_at,
+       expires_at)
+     VALUES (@requestId, @conversationId, @transcriptId, @toolCallId, @turnId, @toolName, @permissionType,
+       @summary, @details, @argsHash, @reason, @requestedBy, @requiredApprovals, @now, @expiresAt)
+     ON CONFLICT (transcript_id, tool_call_id) DO NOTHING`,
+  );
+  const audit = db.prepare(
+    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
+     VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
+  );
+  // The compare-and-set: zero rows changed means somebody else decided first.
+  const decide = db.prepare(
+    `UPDATE approvals SET decision = @decision, decided_by = @decidedBy, resolved_at = @now, always_allow = @always
+     WHERE request_id = @requestId AND decision IS NULL`,
+  );
+  const vote = db.prepare(
+    'INSERT INTO approval_votes (request_id, user_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const insertGrant = db.prepare(
+    `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id)
+     VALUES ('conversation', @scopeId, @toolName, @createdBy, @now, @requestId)
+     ON CONFLICT (scope, scope_id, tool_name) WHERE revoked_at IS NULL DO NOTHING`,
+  );
+  const pendingForTurn = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
+  );
+  const setCard = db.prepare('UPDATE approvals SET card_channel = ?, card_ts = ? WHERE request_id = ?');
+  const overdue = db.prepare<[number], ApprovalRow>(
+    'SELECT * FROM approvals WHERE resolved_at IS NULL AND expires_at <= ? ORDER BY expires_at',
+  );
+  const pendingAll = db.prepare<[number], ApprovalRow>(
+    'SELECT * FROM approvals WHERE resolved_at IS NULL ORDER BY created_at LIMIT ?',
+  );
+  const pendingInChannel = db.prepare<[string, number], ApprovalRow>(
+    `SELECT a.* FROM approvals a JOIN conversations c ON c.id = a.conversation_id
+     WHERE a.resolved_at IS NULL AND c.channel_id = ? ORDER BY a.created_at LIMIT ?`,
+  );
+  const pendingInConversation = db.prepare<[string, number], ApprovalRow>(
+    'SELECT * FROM approvals WHERE resolved_at IS NULL AND conversation_id = ? ORDER BY created_at LIMIT ?',
+  );
+  const recent = db.prepare<[number], ApprovalRow>(
+    'SELECT * FROM approvals WHERE resolved_at IS NOT NULL ORDER BY resolved_at DESC LIMIT ?',
+  );
+  const cardless = db.prepare<[], ApprovalRow>(
+    'SELECT * FROM approvals WHERE resolved_at IS NULL AND card_ts IS NULL ORDER BY created_at',
+  );
+  const forTurn = db.prepare<[string], ApprovalRow>(
+    'SELECT * FROM approvals WHERE turn_id = ? ORDER BY created_at',
+  );
+
+  const toApproval = (row: ApprovalRow): Approval => ({
+    requestId: row.request_id,
+    conversationId: row.conversation_id,
+    transcriptId: row.transcript_id,
+    toolCallId: row.tool_call_id,
+    turnId: row.turn_id,
+    toolName: row.tool_name,
+    permissionType: row.permission_type,
+    summary: row.summary,
+    arguments: parseJsonColumn(detailsSchema, row.details_json, { table: 'approvals', key: row.request_id })
+      .arguments,
+    argsHash: row.args_hash,
+    reason: row.reason,
+    requestedBy: row.requested_by,
+    requiredApprovals: row.required_approvals,
+    approvedBy: votesFor.all(row.request_id).map((v) => v.user_id),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    resolvedAt: row.resolved_at,
+    decision: row.decision,
+    decidedBy: row.decided_by,
+    always: row.always_allow === 1,
+    cardChannel: row.card_channel,
+    cardTs: row.card_ts,
+  });
+
+  const reload = (requestId: string): Approval => {
+    const row = byId.get(requestId);
+    if (!row) throw new Error(`approval ${requestId} vanished inside its own transaction`);
+    return toApproval(row);
+  };
+
+  const record = (row: ApprovalRow, actor: string, kind: string, data: Record<string, unknown>, at: number) =>
+    audit.run({
+      at,
+      actor,
+      kind,
+      approvalId: row.request_id,
+      conversationId: row.conversation_id,
+      data: JSON.stringify({ tool: row.tool_name, ...data }),
+    });
+
+  const create = writeTransaction(db, (approval: NewApproval): CreateApprovalResult => {
+    const at = now();
+    const result = insert.run({
+      ...approval,
+      details: JSON.stringify({ arguments: approval.arguments }),
+      now: at,
+    });
+    if (result.changes === 0) {
+      const existing = byCall.get(approval.transcriptId, approval.toolCallId);
+      if (!existing) throw new Error('approval conflict without a row');
+      return { type: 'exists', approval: toApproval(existing) };
+    }
+    const row = byId.get(approval.requestId);
+    if (!row) throw new Error('created approval vanished inside its own transaction');
+    record(row, approval.requestedBy, 'approval.requested', { summary: approval.summary }, at);
+    return { type: 'created', approval: toApproval(row) };
+  });
+
+  const expire = (row: ApprovalRow, at: number): boolean => {
+    const changed = decide.run({
+      requestId: row.request_id,
+      decision: 'expired',
+      decidedBy: null,
+      now: at,
+      always: 0,
+    });
+    if (changed.changes === 1) record(row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at }, at);
+    return changed.changes === 1;
+  };
+
+  const resolve = writeTransaction(db, (input: DecisionInput): ResolveResult => {
+    const row = byId.get(input.requestId);
+    if (!row) return { type: 'unknown' };
+    if (row.decision !== null) return { type: 'already-decided', approval: toApproval(row) };
+    const at = now();
+    const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
+    if (at >= row.expires_at) {
+      expire(row, at);
+      return { type: 'expired', approval: reload(row.request_id), turnReady: turnReady() };
+    }
+    if (input.decision === 'allowed') {
+      const counted = vote.run(row.request_id, input.decidedBy, at).changes === 1;
+      const votes = votesFor.all(row.request_id).length;
+      if (!counted && votes < row.required_approvals)
+        return { type: 'already-voted', approval: toApproval(row) };
+      if (votes < row.required_approvals) {
+        record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
+        return {
+          type: 'vote-recorded',
+          approval: reload(row.request_id),
+          remaining: row.required_approvals - votes,
+        };
+      }
+    }
+    const always = input.decision === 'allowed' && input.always === true;
+    const changed = decide.run({
+      requestId: row.request_id,
+      decision: input.decision,
+      decidedBy: input.decidedBy,
+      now: at,
+      always: always ? 1 : 0,
+    });
+    if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
+    record(row, input.decidedBy, `approval.${input.decision}`, { always }, at);
+    if (always) {
+      const granted = insertGrant.run({
+        scopeId: row.conversation_id,
+        toolName: row.tool_name,
+        createdBy: input.decidedBy,
+        now: at,
+        requestId: row.request_id,
+      });
+      if (granted.changes === 1) record(row, input.decidedBy, 'grant.created', { scope: 'conversation' }, at);
+    }
+    return { type: 'decided', approval: reload(row.request_id), turnReady: turnReady() };
+  });
+
+  const expireOverdue = writeTransaction(db, (): Approval[] => {
+    const at = now();
+    const expired: Approval[] = [];
+    for (const row of overdue.all(at)) {
+      if (expire(row, at)) expired.push(reload(row.request_id));
+    }
+    return expired;
+  });
+
+  return {
+    create: async (approval) => create(approval),
+    async get(requestId) {
+      const row = byId.get(requestId);
+      return row ? toApproval(row) : undefined;
+    },
+    async forCall(transcriptId, toolCallId) {
+      const row = byCall.get(transcriptId, toolCallId);
+      return row ? toApproval(row) : undefined;
+    },
+    resolve: async (input) => resolve(input),
+    async attachCard(requestId, channel, ts) {
+      translateBusy(() => setCard.run(channel, ts, requestId));
+    },
+    expireOverdue: async () => expireOverdue(),
+    async pending(filter: PendingFilter = {}) {
+      const limit = filter.limit ?? 500;
+      const rows = filter.conversationId
+        ? pendingInConversation.all(filter.conversationId, limit)
+        : filter.channelId
+          ? pendingInChannel.all(filter.channelId, limit)
+          : pendingAll.all(limit);
+      return rows.map(toApproval);
+    },
+    async recentlyDecided(limit) {
+      return recent.all(limit).map(toApproval);
+    },
+    async withoutCard() {
+      return cardless.all().map(toApproval);
+    },
+    async forTurn(turnId) {
+      return forTurn.all(turnId).map(toApproval);
+    },
+  };
+}

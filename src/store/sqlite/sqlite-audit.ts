@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { AuditEvent, AuditKind } from '../records.js';
+import type { AuditStore, DeliveryStore } from '../store.js';
+import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+
+interface AuditRow {
+  id: number;
+  at: number;
+  actor: string;
+  kind: AuditKind;
+  approval_id: string | null;
+  conversation_id: string | null;
+  data_json: string;
+}
+
+const dataSchema = z.record(z.string(), z.unknown());
+
+export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
+  const insert = db.prepare(
+    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
+     VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
+  );
+  const select = db.prepare<
+    { approvalId: string | null; conversationId: string | null; limit: number },
+    AuditRow
+  >(
+    `SELECT * FROM audit_events
+     WHERE (@approvalId IS NULL OR approval_id = @approvalId)
+       AND (@conversationId IS NULL OR conversation_id = @conversationId)
+     ORDER BY id LIMIT @limit`,
+  );
+  return {
+    async record(event) {
+      translateBusy(() =>
+        insert.run({
+          at: now(),
+          actor: event.actor,
+          kind: event.kind,
+          approvalId: event.approvalId ?? null,
+          conversationId: event.conversationId ?? null,
+          data: JSON.stringify(event.data ?? {}),
+        }),
+      );
+    },
+    async list(filter = {}) {
+      const rows = select.all({
+        approvalId: filter.approvalId ?? null,
+        conversationId: filter.conversationId ?? null,
+        limit: filter.limit ?? 1_000,
+      });
+      return rows.map(
+        (row): AuditEvent => ({
+          id: row.id,
+          at: row.at,
+          actor: row.actor,
+          kind: row.kind,
+          approvalId: row.approval_id,
+          conversationId: row.conversation_id,
+          data: parseJsonColumn(dataSchema, row.data_json, { table: 'audit_events', key: String(row.id) }),
+        }),
+      );
+    },
+  };
+}
+
+export function createSqliteDeliveries({ db, now }: SqliteContext): DeliveryStore {
+  const insert = db.prepare(
+    'INSERT INTO slack_deliveries (key, received_at) VALUES (?, ?) ON CONFLICT DO NOTHING',
+  );
+  const prune = db.prepare('DELETE FROM slack_deliveries WHERE received_at < ?');
+  const firstSighting = writeTransaction(db, (keys: readonly string[]): boolean => {
+    const at = now();
+    let fresh = true;
+    // Every key is recorded even when an earlier one was known, so the twin that comes later is caught too.
+    for (const key of keys) if (insert.run(key, at).changes === 0) fresh = false;
+    return fresh;
+  });
+  return {
+    firstSighting: async (keys) => firstSighting(keys),
+    async prune(olderThan) {
+      return translateBusy(() => prune.run(olderThan)).changes;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import type { ChatMessage, ToolCall } from '../../agent/chat-model.js';
+import type { StoredMessage } from '../records.js';
+import type { ToolStartResult, TranscriptStore } from '../store.js';
+import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+
+interface MessageRow {
+  seq: number;
+  conversation_id: string;
+  transcript_id: string;
+  turn_id: string;
+  role: ChatMessage['role'];
+  content: string | null;
+  tool_calls_json: string | null;
+  tool_call_id: string | null;
+}
+
+const toolCallsSchema = z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() }));
+
+function toMessage(row: MessageRow): ChatMessage {
+  switch (row.role) {
+    case 'system':
+      return { role: 'system', content: row.content ?? '' };
+    case 'user':
+      return { role: 'user', content: row.content ?? '' };
+    case 'assistant': {
+      if (row.tool_calls_json === null) return { role: 'assistant', content: row.content };
+      const toolCalls: ToolCall[] = parseJsonColumn(toolCallsSchema, row.tool_calls_json, {
+        table: 'messages',
+        key: String(row.seq),
+      });
+      return { role: 'assistant', content: row.content, toolCalls };
+    }
+    case 'tool':
+      return { role: 'tool', toolCallId: row.tool_call_id ?? '', content: row.content ?? '' };
+  }
+}
+
+function toStored(row: MessageRow): StoredMessage {
+  return { seq: row.seq, transcriptId: row.transcript_id, turnId: row.turn_id, message: toMessage(row) };
+}
+
+/** Transcript ids are the conversation id, or `<conversation id>>…` for a nested agent's transcript. */
+export function rootConversationOf(transcriptId: string): string {
+  const nested = transcriptId.indexOf('>');
+  return nested === -1 ? transcriptId : transcriptId.slice(0, nested);
+}
+
+export function createSqliteTranscript({ db, now }: SqliteContext): TranscriptStore {
+  const select = db.prepare<[string], MessageRow>(
+    'SELECT * FROM messages WHERE transcript_id = ? ORDER BY seq',
+  );
+  const insert = db.prepare(
+    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_calls_json, tool_call_id,
+       created_at)
+     VALUES (@conversationId, @transcriptId, @turnId, @role, @content, @toolCalls, @toolCallId, @now)`,
+  );
+  const bySeq = db.prepare<[number | bigint], MessageRow>('SELECT * FROM messages WHERE seq = ?');
+  const resultExists = db.prepare<[string, string], { seq: number }>(
+    'SELECT seq FROM messages WHERE transcript_id = ? AND tool_call_id = ?',
+  );
+  const execution = db.prepare<[string, string], { status: 'started' | 'finished'; started_at: number }>(
+    'SELECT status, started_at FROM tool_executions WHERE transcript_id = ? AND tool_call_id = ?',
+  );
+  const startExecution = db.prepare(
+    `INSERT INTO tool_executions (transcript_id, tool_call_id, conversation_id, turn_id, tool_name, args_hash,
+       status, started_at)
+     VALUES (@transcriptId, @toolCallId, @conversationId, @turnId, @toolName, @argsHash, 'started', @now)`,
+  );
+  const finishExecution = db.prepare(
+    `UPDATE tool_executions SET status = 'finished', finished_at = @now
+     WHERE transcript_id = @transcriptId AND tool_call_id = @toolCallId`,
+  );
+  const lastAnswer = db.prepare<[string], { content: string | null }>(
+    `SELECT content FROM messages WHERE turn_id = ? AND transcript_id = conversation_id AND role = 'assistant'
+       AND tool_calls_json IS NULL ORDER BY seq DESC LIMIT 1`,
+  );
+
+  const append = writeTransaction(db, (transcriptId: string, turnId: string, message: ChatMessage) => {
+    const info = insert.run({
+      conversationId: rootConversationOf(transcriptId),
+      transcriptId,
+      turnId,
+      role: message.role,
+      content: message.content,
+      toolCalls:
+        message.role === 'assistant' && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
+      toolCallId: message.role === 'tool' ? message.toolCallId : null,
+      now: now(),
+    });
+    const row = bySeq.get(info.lastInsertRowid);
+    if (!row) throw new Error('appended message vanished inside its own transaction');
+    return toStored(row);
+  });
+
+  const startTool = writeTransaction(
+    db,
+    (call: {
+      conversationId: string;
+      transcriptId: string;
+      turnId: string;
+      toolCallId: string;
+      toolName: string;
+      argsHash: string;
+    }): ToolStartResult => {
+      const existing = execution.get(call.transcriptId, call.toolCallId);
+      if (existing) return { type: 'previously-started', startedAt: existing.started_at };
+      startExecution.run({ ...call, now: now() });
+      return { type: 'started' };
+    },
+  );
+
+  const recordToolResult = writeTransaction(
+    db,
+    (
+      call: { conversationId: string; transcriptId: string; turnId: string; toolCallId: string },
+      content: string,
+    ) => {
+      // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
+      if (resultExists.get(call.transcriptId, call.toolCallId)) return false;
+      const at = now();
+      insert.run({
+        conversationId: call.conversationId,
+        transcriptId: call.transcriptId,
+        turnId: call.turnId,
+        role: 'tool',
+        content,
+        toolCalls: null,
+        toolCallId: call.toolCallId,
+        now: at,
+      });
+      finishExecution.run({ transcriptId: call.transcriptId, toolCallId: call.toolCallId, now: at });
+      return true;
+    },
+  );
+
+  return {
+    async messages(transcriptId) {
+      return translateBusy(() => select.all(transcriptId)).map(toStored);
+    },
+    append: async (transcriptId, turnId, message) => append(transcriptId, turnId, message),
+    startTool: async (call) => startTool(call),
+    recordToolResult: async (call, content) => recordToolResult(call, content),
+    async finalAnswer(turnId) {
+      return lastAnswer.get(turnId)?.content ?? undefined;
+    },
+  };
+}

@@ -1,0 +1,309 @@
+import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
+import { conversationId } from '../conversation-id.js';
+import type { Conversation, Turn, TurnStatus } from '../records.js';
+import type {
+  ClaimResult,
+  ConversationStore,
+  EnqueueResult,
+  Lease,
+  NewTurn,
+  RecoverableTurns,
+  TurnStore,
+} from '../store.js';
+import { LeaseLostError } from '../store-errors.js';
+import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+
+interface TurnRow {
+  seq: number;
+  id: string;
+  conversation_id: string;
+  status: TurnStatus;
+  trigger_key: string;
+  trigger_ts: string;
+  requested_by: string;
+  input_text: string;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  attempts: number;
+  error_code: string | null;
+  error_message: string | null;
+  answer_posted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface ConversationRow {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  thread_ts: string;
+  kv_json: string;
+  created_at: number;
+}
+
+function toTurn(row: TurnRow): Turn {
+  return {
+    id: row.id,
+    seq: row.seq,
+    conversationId: row.conversation_id,
+    status: row.status,
+    triggerKey: row.trigger_key,
+    triggerTs: row.trigger_ts,
+    requestedBy: row.requested_by,
+    inputText: row.input_text,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    attempts: row.attempts,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    answerPostedAt: row.answer_posted_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toConversation(row: ConversationRow): Conversation {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    channelId: row.channel_id,
+    threadTs: row.thread_ts,
+    kv: parseJsonColumn(kvSnapshotSchema, row.kv_json, { table: 'conversations', key: row.id }),
+    createdAt: row.created_at,
+  };
+}
+
+export function createSqliteConversations({ db }: SqliteContext): ConversationStore {
+  const select = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE id = ?');
+  const updateKv = db.prepare<[string, string]>('UPDATE conversations SET kv_json = ? WHERE id = ?');
+  return {
+    async get(id) {
+      const row = select.get(id);
+      return row ? toConversation(row) : undefined;
+    },
+    async saveKv(id, kv) {
+      translateBusy(() => updateKv.run(JSON.stringify(kv), id));
+    },
+  };
+}
+
+const active = `('queued', 'running', 'awaiting_approval')`;
+
+export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
+  const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
+  const byTrigger = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE trigger_key = ?');
+  const insertConversation = db.prepare(
+    `INSERT INTO conversations (id, team_id, channel_id, thread_ts, created_at)
+     VALUES (@id, @teamId, @channelId, @threadTs, @now) ON CONFLICT (id) DO NOTHING`,
+  );
+  const selectConversation = db.prepare<[string], ConversationRow>(
+    'SELECT * FROM conversations WHERE id = ?',
+  );
+  const insertTurn = db.prepare(
+    `INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
+       created_at, updated_at)
+     VALUES (@turnId, @conversationId, 'queued', @triggerKey, @triggerTs, @requestedBy, @inputText, @now, @now)
+     ON CONFLICT (trigger_key) DO NOTHING`,
+  );
+  const earlierActive = db.prepare<[string, number, string], { n: number }>(
+    `SELECT count(*) AS n FROM turns
+     WHERE conversation_id = ? AND status IN ${active} AND (seq < ? OR status <> 'queued') AND id <> ?`,
+  );
+  const pendingApprovals = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
+  );
+  const setRunning = db.prepare(
+    `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
+       attempts = attempts + 1, updated_at = @now WHERE id = @id`,
+  );
+  const appendUserMessage = db.prepare(
+    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
+     VALUES (@conversationId, @conversationId, @turnId, 'user', @content, @now)`,
+  );
+  const renew = db.prepare(
+    `UPDATE turns SET lease_expires_at = @expires, updated_at = @now
+     WHERE id = @id AND status = 'running' AND lease_owner = @owner`,
+  );
+  const appendAnswer = db.prepare(
+    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
+     VALUES (@conversationId, @conversationId, @turnId, 'assistant', @content, @now)`,
+  );
+  const saveKv = db.prepare('UPDATE conversations SET kv_json = @kv WHERE id = @conversationId');
+  const finish = db.prepare(
+    `UPDATE turns SET status = @status, lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
+       error_code = @errorCode, error_message = @errorMessage
+     WHERE id = @id AND status = 'running' AND (@owner IS NULL OR lease_owner = @owner)`,
+  );
+  const failAny = db.prepare(
+    `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
+       error_code = @errorCode, error_message = @errorMessage
+     WHERE id = @id AND status IN ${active}`,
+  );
+  const snapshotKv = db.prepare('UPDATE approvals SET kv_snapshot_json = @kv WHERE request_id = @requestId');
+  const releaseLease = db.prepare(
+    `UPDATE turns SET lease_expires_at = 0, updated_at = @now WHERE id = @id AND status = 'running' AND lease_owner = @owner`,
+  );
+  const answerPosted = db.prepare('UPDATE turns SET answer_posted_at = ? WHERE id = ?');
+  const oldestQueued = db.prepare<[string], TurnRow>(
+    `SELECT * FROM turns WHERE conversation_id = ? AND status = 'queued' ORDER BY seq LIMIT 1`,
+  );
+  const activeCount = db.prepare<[string], { n: number }>(
+    `SELECT count(*) AS n FROM turns WHERE conversation_id = ? AND status IN ('running', 'awaiting_approval')`,
+  );
+  const runnableQueued = db.prepare<[], TurnRow>(
+    `SELECT t.* FROM turns t
+     WHERE t.status = 'queued'
+       AND t.seq = (SELECT min(seq) FROM turns q WHERE q.conversation_id = t.conversation_id AND q.status = 'queued')
+       AND NOT EXISTS (SELECT 1 FROM turns r WHERE r.conversation_id = t.conversation_id
+                       AND r.status IN ('running', 'awaiting_approval'))
+     ORDER BY t.seq`,
+  );
+  const staleRunning = db.prepare<[number], TurnRow>(
+    `SELECT * FROM turns WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)
+     ORDER BY seq`,
+  );
+  const decidedAwaiting = db.prepare<[], TurnRow>(
+    `SELECT t.* FROM turns t WHERE t.status = 'awaiting_approval'
+       AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.resolved_at IS NULL)
+     ORDER BY t.seq`,
+  );
+  const unposted = db.prepare<[], TurnRow>(
+    `SELECT * FROM turns WHERE status = 'completed' AND answer_posted_at IS NULL ORDER BY seq`,
+  );
+  const latestSnapshot = db.prepare<[string], { kv_snapshot_json: string; request_id: string }>(
+    `SELECT kv_snapshot_json, request_id FROM approvals
+     WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+  );
+
+  const enqueue = writeTransaction(db, (turn: NewTurn): EnqueueResult => {
+    const at = now();
+    const id = conversationId(turn);
+    insertConversation.run({ ...turn, id, now: at });
+    const inserted = insertTurn.run({ ...turn, conversationId: id, now: at });
+    const row = inserted.changes === 0 ? byTrigger.get(turn.triggerKey) : byId.get(turn.turnId);
+    if (!row) throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
+    if (inserted.changes === 0) return { type: 'duplicate', turn: toTurn(row) };
+    const conversation = selectConversation.get(id);
+    if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
+    return { type: 'enqueued', turn: toTurn(row), conversation: toConversation(conversation) };
+  });
+
+  const claim = writeTransaction(db, (turnId: string, lease: Lease): ClaimResult => {
+    const row = byId.get(turnId);
+    if (!row) return { type: 'not-claimable', reason: 'unknown turn' };
+    const at = now();
+    const take = (mode: 'start' | 'resume' | 'recover'): ClaimResult => {
+      setRunning.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at });
+      if (mode === 'start') {
+        appendUserMessage.run({
+          conversationId: row.conversation_id,
+          turnId,
+          content: row.input_text,
+          now: at,
+        });
+      }
+      const claimed = byId.get(turnId);
+      if (!claimed) throw new Error(`turn ${turnId} vanished inside its own transaction`);
+      return { type: 'claimed', turn: toTurn(claimed), mode };
+    };
+    switch (row.status) {
+      case 'queued': {
+        const blocking = earlierActive.get(row.conversation_id, row.seq, row.id)?.n ?? 0;
+        if (blocking > 0)
+          return { type: 'not-claimable', reason: 'an earlier turn is unfinished', turn: toTurn(row) };
+        return take('start');
+      }
+      case 'awaiting_approval': {
+        const waiting = pendingApprovals.get(turnId)?.n ?? 0;
+        if (waiting > 0)
+          return { type: 'not-claimable', reason: 'approvals still pending', turn: toTurn(row) };
+        return take('resume');
+      }
+      case 'running': {
+        if (row.lease_expires_at !== null && row.lease_expires_at >= at) {
+          return { type: 'not-claimable', reason: 'held by a live lease', turn: toTurn(row) };
+        }
+        return take('recover');
+      }
+      case 'completed':
+      case 'failed':
+        return { type: 'not-claimable', reason: `turn is ${row.status}`, turn: toTurn(row) };
+    }
+  });
+
+  const complete = writeTransaction(db, (turnId: string, owner: string, answer: string, kv: KvSnapshot) => {
+    const row = byId.get(turnId);
+    if (row?.status !== 'running' || row.lease_owner !== owner) throw new LeaseLostError(turnId);
+    const at = now();
+    appendAnswer.run({ conversationId: row.conversation_id, turnId, content: answer, now: at });
+    saveKv.run({ kv: JSON.stringify(kv), conversationId: row.conversation_id });
+    finish.run({ id: turnId, status: 'completed', owner, now: at, errorCode: null, errorMessage: null });
+  });
+
+  const suspend = writeTransaction(db, (turnId: string, owner: string, requestId: string, kv: KvSnapshot) => {
+    const row = byId.get(turnId);
+    if (row?.status !== 'running' || row.lease_owner !== owner) throw new LeaseLostError(turnId);
+    // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
+    snapshotKv.run({ kv: JSON.stringify(kv), requestId });
+    finish.run({
+      id: turnId,
+      status: 'awaiting_approval',
+      owner,
+      now: now(),
+      errorCode: null,
+      errorMessage: null,
+    });
+  });
+
+  return {
+    enqueue: async (turn) => enqueue(turn),
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toTurn(row) : undefined;
+    },
+    claim: async (turnId, lease) => claim(turnId, lease),
+    async renewLease(turnId, lease) {
+      const at = now();
+      return (
+        translateBusy(() =>
+          renew.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at }),
+        ).changes === 1
+      );
+    },
+    complete: async (turnId, owner, answer, kv) => complete(turnId, owner, answer, kv),
+    suspend: async (turnId, owner, requestId, kv) => suspend(turnId, owner, requestId, kv),
+    async fail(turnId, owner, error) {
+      const params = { id: turnId, owner, now: now(), errorCode: error.code, errorMessage: error.message };
+      translateBusy(() =>
+        owner === null ? failAny.run(params) : finish.run({ ...params, status: 'failed' }),
+      );
+    },
+    async release(turnId, owner) {
+      translateBusy(() => releaseLease.run({ id: turnId, owner, now: now() }));
+    },
+    async markAnswerPosted(turnId) {
+      translateBusy(() => answerPosted.run(now(), turnId));
+    },
+    async nextRunnable(conversationId) {
+      if ((activeCount.get(conversationId)?.n ?? 0) > 0) return undefined;
+      const row = oldestQueued.get(conversationId);
+      return row ? toTurn(row) : undefined;
+    },
+    async recoverable(): Promise<RecoverableTurns> {
+      return {
+        queued: runnableQueued.all().map(toTurn),
+        staleRunning: staleRunning.all(now()).map(toTurn),
+        decidedAwaiting: decidedAwaiting.all().map(toTurn),
+        unpostedAnswers: unposted.all().map(toTurn),
+      };
+    },
+    async resumeKv(turnId) {
+      const row = latestSnapshot.get(turnId);
+      if (!row) return undefined;
+      return parseJsonColumn(kvSnapshotSchema, row.kv_snapshot_json, {
+        table: 'approvals',
+        key: row.request_id,
+      });
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { HoldfastError } from '../errors.js';
+
+/** The database file cannot be used; start-up stops and the message names the file. */
+export abstract class DatabaseOpenError extends HoldfastError {
+  abstract override readonly code:
+    | 'database_too_new'
+    | 'database_corrupt'
+    | 'database_locked'
+    | 'database_unreadable';
+  constructor(
+    readonly file: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class DatabaseTooNewError extends DatabaseOpenError {
+  readonly code = 'database_too_new';
+  constructor(
+    file: string,
+    readonly fileVersion: number,
+    readonly supportedVersion: number,
+  ) {
+    super(
+      file,
+      `Database ${file} has schema version ${fileVersion}, but this holdfast only knows up to ${supportedVersion}. ` +
+        'It was written by a newer release: upgrade holdfast, or point HOLDFAST_DB at another file.',
+    );
+  }
+}
+
+export class DatabaseCorruptError extends DatabaseOpenError {
+  readonly code = 'database_corrupt';
+  constructor(file: string, detail: string, options?: { cause?: unknown }) {
+    super(
+      file,
+      `Database ${file} is not a usable SQLite database (${detail}). Restore it from a backup.`,
+      options,
+    );
+  }
+}
+
+export class DatabaseLockedError extends DatabaseOpenError {
+  readonly code = 'database_locked';
+  constructor(file: string, options?: { cause?: unknown }) {
+    super(
+      file,
+      `Database ${file} is locked by another process. Stop the other holdfast (or the tool holding it) and retry.`,
+      options,
+    );
+  }
+}
+
+export class DatabaseUnreadableError extends DatabaseOpenError {
+  readonly code = 'database_unreadable';
+  constructor(file: string, detail: string, options?: { cause?: unknown }) {
+    super(file, `Database ${file} cannot be opened: ${detail}`, options);
+  }
+}
+
+/** A write could not get the lock within busy_timeout. Nothing was written; the caller may retry. */
+export class StoreBusyError extends HoldfastError {
+  readonly code = 'store_busy';
+}
+
+/** A row holding JSON did not parse: the file was edited by hand or by a buggy release. */
+export class StoredRowInvalidError extends HoldfastError {
+  readonly code = 'stored_row_invalid';
+  constructor(
+    readonly table: string,
+    readonly key: string,
+    detail: string,
+  ) {
+    super(`Row ${key} in ${table} holds invalid data: ${detail}`);
+  }
+}
+
+/** The turn is no longer ours: its lease lapsed and another process took it over. */
+export class LeaseLostError extends HoldfastError {
+  readonly code = 'lease_lost';
+  constructor(readonly turnId: string) {
+    super(`Turn ${turnId} is no longer held by this process`);
+  }
+}

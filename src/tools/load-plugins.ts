@@ -1,0 +1,52 @@
+import { pathToFileURL } from 'node:url';
+import type { Tool } from '../agent/tool.js';
+import { HoldfastError } from '../errors.js';
+
+export class PluginLoadError extends HoldfastError {
+  readonly code = 'plugin_invalid';
+  constructor(
+    readonly modulePath: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Plugin ${modulePath} could not be loaded: ${detail}`, options);
+  }
+}
+
+/**
+ * Loads `HOLDFAST_PLUGINS`: each module exports tools made with `defineTool` (as named exports, a default
+ * export, or a default array). Anything else exported is ignored; a module exporting no tool is an error,
+ * since it is almost certainly a wrong path.
+ */
+export async function loadPlugins(modulePaths: readonly string[]): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  for (const modulePath of modulePaths) {
+    let exported: Record<string, unknown>;
+    try {
+      exported = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw new PluginLoadError(modulePath, error instanceof Error ? error.message : String(error), {
+        cause: error,
+      });
+    }
+    const found = Object.values(exported)
+      .flatMap((value) => (Array.isArray(value) ? value : [value]))
+      .filter(isTool);
+    if (found.length === 0)
+      throw new PluginLoadError(modulePath, 'it exports no tool made with defineTool()');
+    tools.push(...found);
+  }
+  return tools;
+}
+
+function isTool(value: unknown): value is Tool {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<Tool>;
+  return (
+    typeof candidate.name === 'string' &&
+    typeof candidate.execute === 'function' &&
+    typeof candidate.parse === 'function' &&
+    typeof candidate.permission === 'function' &&
+    typeof candidate.jsonSchema === 'object'
+  );
+}
