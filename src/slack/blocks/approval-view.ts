@@ -1,0 +1,32 @@
+/** What an approval card shows: built from the pending approval row by the caller, never read here. */
+export interface ApprovalView {
+  /** Opaque; the only thing put in button values. */
+  requestId: string;
+  toolName: string;
+  /** e.g. shell, deploy, sql_write */
+  permissionType: string;
+  /** One human line, e.g. "run `rm -rf build/`". */
+  summary: string;
+  /** Exact arguments (pretty JSON text) shown in a code block. */
+  argumentsJson: string;
+  /** Slack user id. */
+  requestedBy: string;
+  /** Why the model wants this. */
+  reason?: string;
+  /** ms epoch */
+  createdAt: number;
+  /** ms epoch */
+  expiresAt: number;
+  /** Mentioned so on-call phones ring: `<@U…>`, `<!subteam^S…>`. */
+  approverMentions: { users: string[]; groups: string[] };
+  /** Multi-approver requests. */
+  quorum?: { required: number; approvedBy: string[] };
+  /** Permalink to the thread (for inbox entries). */
+  threadLink?: string;
+  channelId: string;
+}
+
+export type ApprovalOutcome =
+  | { type: 'allowed'; by: string; at: number; always: boolean }
+  | { type: 'denied'; by: string; at: number }
+  | { type: 'expired'; at: number };

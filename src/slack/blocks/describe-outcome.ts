@@ -1,0 +1,40 @@
+import { mentionUser } from '../text/escape-mrkdwn.js';
+import { formatSlackDate } from '../text/slack-date.js';
+import type { CardOptions } from './approval-card-parts.js';
+import type { ApprovalOutcome } from './approval-view.js';
+
+export interface OutcomeWords {
+  /** Plain text for a header: "Allowed". */
+  readonly title: string;
+  /** mrkdwn with who and when: "✅ Allowed by <@U2> at <!date^…>". */
+  readonly line: string;
+  /** mrkdwn without the date, for fallback text: "Allowed by <@U2>". */
+  readonly fallback: string;
+}
+
+/** How a decision reads on the decided card, in fallback text and in the App Home history. */
+export function describeOutcome(outcome: ApprovalOutcome, options: CardOptions = {}): OutcomeWords {
+  const at = formatSlackDate(outcome.at, { timeZone: options.timeZone });
+  switch (outcome.type) {
+    case 'allowed': {
+      const by = mentionUser(outcome.by);
+      return outcome.always
+        ? {
+            title: 'Always allowed in this thread',
+            line: `✅ Always allowed in this thread by ${by} at ${at}`,
+            fallback: `Always allowed in this thread by ${by}`,
+          }
+        : { title: 'Allowed', line: `✅ Allowed by ${by} at ${at}`, fallback: `Allowed by ${by}` };
+    }
+    case 'denied': {
+      const by = mentionUser(outcome.by);
+      return { title: 'Denied', line: `⛔ Denied by ${by} at ${at}`, fallback: `Denied by ${by}` };
+    }
+    case 'expired':
+      return {
+        title: 'Expired',
+        line: `⌛ Expired at ${at} with no decision`,
+        fallback: 'Expired with no decision',
+      };
+  }
+}

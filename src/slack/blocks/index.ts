@@ -1,0 +1,24 @@
+export { type AppHomeInput, buildAppHome } from './app-home.js';
+export {
+  APPROVAL_ACTION_IDS,
+  type ApprovalActionKind,
+  approvalActionKind,
+  approvalBlockId,
+  buildApprovalActions,
+  requestIdFromBlockId,
+} from './approval-actions.js';
+export { buildApprovalCard, buildDecidedCard, type CardOptions } from './approval-card.js';
+export { buildApprovalInbox, type InboxOptions } from './approval-inbox.js';
+export type { ApprovalOutcome, ApprovalView } from './approval-view.js';
+export {
+  assertWithinBlockKitLimits,
+  BLOCK_KIT_LIMITS,
+  BlockKitLimitError,
+  type BlockKitPayload,
+  type BlockKitSurface,
+  findBlockKitViolations,
+  measureBlockText,
+} from './block-kit-limits.js';
+export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
+export type { SlackMessage } from './slack-message.js';
+export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';
