@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { describeError, HoldfastError } from '../errors.js';
 import type { Approval, Conversation, Turn } from '../store/records.js';
-import type { Store } from '../store/store.js';
+import type { ClaimedTurn, Lease, Store } from '../store/store.js';
 import { LeaseLostError } from '../store/store-errors.js';
 import { TurnAbortedError } from './agent-errors.js';
 import { runAgentLoop, unansweredCalls } from './agent-loop.js';
@@ -34,6 +34,7 @@ export interface TurnRunnerOptions {
   readonly owner: string;
   readonly leaseMs?: number;
   readonly maxSteps?: number;
+  readonly now?: () => number;
 }
 
 /**
@@ -44,20 +45,37 @@ export class TurnRunner {
   readonly #options: Required<TurnRunnerOptions>;
 
   constructor(options: TurnRunnerOptions) {
-    this.#options = { leaseMs: 5 * 60_000, maxSteps: 24, ...options };
+    this.#options = { leaseMs: 5 * 60_000, maxSteps: 24, now: Date.now, ...options };
   }
 
   get callContext(): ToolCallContext {
     return this.#options.callContext;
   }
 
+  /** The lease this runner takes turns with; store calls that claim on its behalf need it. */
+  get lease(): Lease {
+    return { owner: this.#options.owner, durationMs: this.#options.leaseMs };
+  }
+
   /** Starts a queued turn, resumes a decided one, or recovers one whose process died. */
-  async run(turnId: string, signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
-    const { store, logger, owner, leaseMs } = this.#options;
-    const lease = { owner, durationMs: leaseMs };
-    const claim = await store.turns.claim(turnId, lease);
+  async run(turnId: string, signal?: AbortSignal): Promise<TurnOutcome> {
+    const claim = await this.#options.store.turns.claim(turnId, this.lease);
     if (claim.type === 'not-claimable') return { type: 'not-claimed', turnId, reason: claim.reason };
+    return this.runClaimed(claim, signal);
+  }
+
+  /** Drives a turn this runner already holds (claimed by `enqueue` or `resolve` in their own commit). */
+  async runClaimed(
+    claim: ClaimedTurn,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<TurnOutcome> {
+    const { store, logger, owner, leaseMs } = this.#options;
+    const lease = this.lease;
     const turn = claim.turn;
+    const turnId = turn.id;
+    if (turn.leaseOwner !== owner)
+      return { type: 'not-claimed', turnId, reason: 'claimed by another process' };
+    let leaseRenewedAt = turn.updatedAt;
     const log = logger.child({ turnId, conversationId: turn.conversationId, mode: claim.mode });
     const conversation = await store.conversations.get(turn.conversationId);
     if (!conversation) throw new Error(`turn ${turnId} has no conversation row`);
@@ -87,8 +105,11 @@ export class TurnRunner {
           permissions: this.#options.permissions,
           callContext: this.#options.callContext,
           logger: log,
+          // Renewing costs a commit, so it happens only once half the lease is used up.
           heartbeat: async () => {
+            if (this.#now() - leaseRenewedAt < leaseMs / 2) return;
             if (!(await store.turns.renewLease(turnId, lease))) throw new LeaseLostError(turnId);
+            leaseRenewedAt = this.#now();
           },
         },
       );
@@ -165,6 +186,10 @@ export class TurnRunner {
         `Not run: the turn failed before this call ran (${code}).`,
       );
     }
+  }
+
+  #now(): number {
+    return this.#options.now();
   }
 
   async #reload(turn: Turn): Promise<Turn> {

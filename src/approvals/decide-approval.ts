@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Approval } from '../store/records.js';
-import type { Store } from '../store/store.js';
+import type { ClaimedTurn, Lease, Store } from '../store/store.js';
 import type { Policy } from './policy.js';
 import { approversFor } from './policy-lookup.js';
 
@@ -26,11 +26,21 @@ export interface DecisionRequest {
 export type RefusalReason = 'not-approver' | 'self-approval' | 'no-approvers' | 'origin-mismatch';
 
 export type DecisionOutcome =
-  | { readonly type: 'decided'; readonly approval: Approval; readonly turnReady: boolean }
+  | {
+      readonly type: 'decided';
+      readonly approval: Approval;
+      readonly turnReady: boolean;
+      readonly claim?: ClaimedTurn;
+    }
   | { readonly type: 'vote-recorded'; readonly approval: Approval; readonly remaining: number }
   | { readonly type: 'already-voted'; readonly approval: Approval }
   | { readonly type: 'already-decided'; readonly approval: Approval }
-  | { readonly type: 'expired'; readonly approval: Approval; readonly turnReady: boolean }
+  | {
+      readonly type: 'expired';
+      readonly approval: Approval;
+      readonly turnReady: boolean;
+      readonly claim?: ClaimedTurn;
+    }
   | { readonly type: 'refused'; readonly reason: RefusalReason; readonly approval: Approval }
   | { readonly type: 'unknown' };
 
@@ -48,6 +58,8 @@ export interface DecideApprovalDeps {
 export async function decideApproval(
   deps: DecideApprovalDeps,
   request: DecisionRequest,
+  /** Offered so the decision that completes a turn's approvals also claims the turn for resume. */
+  lease?: Lease,
 ): Promise<DecisionOutcome> {
   const approval = await deps.store.approvals.get(request.requestId);
   if (!approval) return { type: 'unknown' };
@@ -71,13 +83,15 @@ export async function decideApproval(
     );
     return { type: 'refused', reason: refusal, approval };
   }
-  const result = await deps.store.approvals.resolve({
-    requestId: request.requestId,
-    decision: request.action === 'deny' ? 'denied' : 'allowed',
-    decidedBy: request.userId,
-    always: request.action === 'always',
-  });
-  return result;
+  return deps.store.approvals.resolve(
+    {
+      requestId: request.requestId,
+      decision: request.action === 'deny' ? 'denied' : 'allowed',
+      decidedBy: request.userId,
+      always: request.action === 'always',
+    },
+    lease,
+  );
 }
 
 function originMismatch(

@@ -97,6 +97,7 @@ export class Runtime {
       owner: options.owner ?? `holdfast-${process.pid}-${randomUUID().slice(0, 8)}`,
       leaseMs: options.leaseMs,
       maxSteps: options.maxSteps,
+      now: options.now,
     });
     this.#delegate = {
       turnStarting: (turn) => this.#observer.turnStarting(turn),
@@ -125,11 +126,15 @@ export class Runtime {
 
   /** A user message that starts (or queues) a turn in its thread; a repeated trigger is a no-op. */
   async submit(message: IncomingMessage): Promise<EnqueueResult> {
-    const result = await this.store.turns.enqueue({
-      ...message,
-      turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}`,
-    });
-    if (result.type === 'enqueued') void this.scheduler.drain(result.turn.conversationId);
+    const result = await this.store.turns.enqueue(
+      { ...message, turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}` },
+      this.runner.lease,
+    );
+    if (result.type === 'enqueued') {
+      void (result.claim
+        ? this.scheduler.runClaimed(result.claim)
+        : this.scheduler.drain(result.turn.conversationId));
+    }
     return result;
   }
 
@@ -143,9 +148,12 @@ export class Runtime {
         logger: this.#options.logger,
       },
       request,
+      this.runner.lease,
     );
     if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady) {
-      void this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId);
+      void (outcome.claim
+        ? this.scheduler.runClaimed(outcome.claim)
+        : this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId));
     }
     return outcome;
   }

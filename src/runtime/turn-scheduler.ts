@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { TurnOutcome, TurnRunner } from '../agent/turn-runner.js';
-import type { Store } from '../store/store.js';
+import type { ClaimedTurn, Store } from '../store/store.js';
 import type { TurnObserver } from './turn-observer.js';
 
 export interface TurnSchedulerOptions {
@@ -40,6 +40,15 @@ export class TurnScheduler {
   resume(conversationId: string, turnId: string): Promise<void> {
     return this.#enqueue(conversationId, async () => {
       const outcome = await this.#runOne(turnId, 'resume');
+      if (outcome.type === 'completed' || outcome.type === 'failed') await this.#drainNow(conversationId);
+    });
+  }
+
+  /** Drives a turn already claimed for this process (by enqueue or by the deciding click). */
+  runClaimed(claim: ClaimedTurn): Promise<void> {
+    const conversationId = claim.turn.conversationId;
+    return this.#enqueue(conversationId, async () => {
+      const outcome = await this.#runOne(claim.turn.id, claim);
       if (outcome.type === 'completed' || outcome.type === 'failed') await this.#drainNow(conversationId);
     });
   }
@@ -125,14 +134,22 @@ export class TurnScheduler {
     }
   }
 
-  async #runOne(turnId: string, how: 'run' | 'resume'): Promise<TurnOutcome> {
+  async #runOne(turnId: string, how: 'run' | 'resume' | ClaimedTurn): Promise<TurnOutcome> {
     const { store, runner, observer, logger } = this.#options;
-    const turn = await store.turns.get(turnId);
-    if (turn) await this.#notify(() => observer.turnStarting(turn), logger);
+    const signal = this.#shutdown.signal;
+    const turn = typeof how === 'object' ? how.turn : await store.turns.get(turnId);
+    // A turn claimed by a click was `awaiting_approval` a moment ago; the observer wants to know that.
+    const shown =
+      typeof how === 'object' && how.mode === 'resume' && turn
+        ? { ...turn, status: 'awaiting_approval' as const }
+        : turn;
+    if (shown) await this.#notify(() => observer.turnStarting(shown), logger);
     const outcome =
-      how === 'resume'
-        ? await runner.resume(turnId, this.#shutdown.signal)
-        : await runner.run(turnId, this.#shutdown.signal);
+      typeof how === 'object'
+        ? await runner.runClaimed(how, signal)
+        : how === 'resume'
+          ? await runner.resume(turnId, signal)
+          : await runner.run(turnId, signal);
     if (outcome.type !== 'not-claimed') await this.#notify(() => observer.turnSettled(outcome), logger);
     return outcome;
   }

@@ -46,8 +46,16 @@ export interface NewTurn extends ConversationKey {
   readonly inputText: string;
 }
 
+export type ClaimedTurn = Extract<ClaimResult, { type: 'claimed' }>;
+
 export type EnqueueResult =
-  | { readonly type: 'enqueued'; readonly turn: Turn; readonly conversation: Conversation }
+  | {
+      readonly type: 'enqueued';
+      readonly turn: Turn;
+      readonly conversation: Conversation;
+      /** Set when a lease was offered and the conversation was idle: the turn is already running. */
+      readonly claim?: ClaimedTurn;
+    }
   | { readonly type: 'duplicate'; readonly turn: Turn };
 
 export interface Lease {
@@ -60,8 +68,11 @@ export type ClaimResult =
   | { readonly type: 'not-claimable'; readonly reason: string; readonly turn?: Turn };
 
 export interface TurnStore {
-  /** Creates the conversation if needed and queues the turn; a repeated trigger key is a duplicate. */
-  enqueue(turn: NewTurn): Promise<EnqueueResult>;
+  /**
+   * Creates the conversation if needed and queues the turn; a repeated trigger key is a duplicate. With a
+   * lease, a turn that could start now is claimed in the same transaction.
+   */
+  enqueue(turn: NewTurn, lease?: Lease): Promise<EnqueueResult>;
   get(id: string): Promise<Turn | undefined>;
   /**
    * Takes the turn for this process. A queued turn starts (its user message joins the transcript in the
@@ -148,12 +159,23 @@ export interface DecisionInput {
 }
 
 export type ResolveResult =
-  | { readonly type: 'decided'; readonly approval: Approval; readonly turnReady: boolean }
+  | {
+      readonly type: 'decided';
+      readonly approval: Approval;
+      readonly turnReady: boolean;
+      /** Set when a lease was offered and this decision was the turn's last: it is claimed for resume. */
+      readonly claim?: ClaimedTurn;
+    }
   /** Quorum not reached yet: the vote is counted, the request stays pending. */
   | { readonly type: 'vote-recorded'; readonly approval: Approval; readonly remaining: number }
   | { readonly type: 'already-voted'; readonly approval: Approval }
   | { readonly type: 'already-decided'; readonly approval: Approval }
-  | { readonly type: 'expired'; readonly approval: Approval; readonly turnReady: boolean }
+  | {
+      readonly type: 'expired';
+      readonly approval: Approval;
+      readonly turnReady: boolean;
+      readonly claim?: ClaimedTurn;
+    }
   | { readonly type: 'unknown' };
 
 export interface PendingFilter {
@@ -171,7 +193,7 @@ export interface ApprovalStore {
    * The compare-and-set: only a pending, unexpired row changes. An overdue row is expired on the spot
    * and reported as such; decision, grant and audit event commit together.
    */
-  resolve(input: DecisionInput): Promise<ResolveResult>;
+  resolve(input: DecisionInput, lease?: Lease): Promise<ResolveResult>;
   attachCard(requestId: string, channel: string, ts: string): Promise<void>;
   /** Marks every overdue pending row `expired`; returns those rows. */
   expireOverdue(): Promise<Approval[]>;

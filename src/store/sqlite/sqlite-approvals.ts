@@ -4,11 +4,13 @@ import type {
   ApprovalStore,
   CreateApprovalResult,
   DecisionInput,
+  Lease,
   NewApproval,
   PendingFilter,
   ResolveResult,
 } from '../store.js';
 import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import { prepareTurnClaim } from './sqlite-turns.js';
 
 interface ApprovalRow {
   request_id: string;
@@ -36,7 +38,9 @@ interface ApprovalRow {
 
 const detailsSchema = z.object({ arguments: z.unknown() });
 
-export function createSqliteApprovals({ db, now }: SqliteContext): ApprovalStore {
+export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
+  const { db, now } = context;
+  const claimTurn = prepareTurnClaim(context);
   const byId = db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE request_id = ?');
   const byCall = db.prepare<[string, string], ApprovalRow>(
     'SELECT * FROM approvals WHERE transcript_id = ? AND tool_call_id = ?',
@@ -168,15 +172,27 @@ export function createSqliteApprovals({ db, now }: SqliteContext): ApprovalStore
     return changed.changes === 1;
   };
 
-  const resolve = writeTransaction(db, (input: DecisionInput): ResolveResult => {
+  const resolve = writeTransaction(db, (input: DecisionInput, lease?: Lease): ResolveResult => {
     const row = byId.get(input.requestId);
     if (!row) return { type: 'unknown' };
     if (row.decision !== null) return { type: 'already-decided', approval: toApproval(row) };
     const at = now();
     const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
+    // The decision that completes a turn's set also claims it for resume, in the same commit.
+    const claimIfReady = (ready: boolean) => {
+      if (!ready || !lease) return undefined;
+      const claim = claimTurn(row.turn_id, lease);
+      return claim.type === 'claimed' ? claim : undefined;
+    };
     if (at >= row.expires_at) {
       expire(row, at);
-      return { type: 'expired', approval: reload(row.request_id), turnReady: turnReady() };
+      const ready = turnReady();
+      return {
+        type: 'expired',
+        approval: reload(row.request_id),
+        turnReady: ready,
+        claim: claimIfReady(ready),
+      };
     }
     if (input.decision === 'allowed') {
       const counted = vote.run(row.request_id, input.decidedBy, at).changes === 1;
@@ -212,7 +228,13 @@ export function createSqliteApprovals({ db, now }: SqliteContext): ApprovalStore
       });
       if (granted.changes === 1) record(row, input.decidedBy, 'grant.created', { scope: 'conversation' }, at);
     }
-    return { type: 'decided', approval: reload(row.request_id), turnReady: turnReady() };
+    const ready = turnReady();
+    return {
+      type: 'decided',
+      approval: reload(row.request_id),
+      turnReady: ready,
+      claim: claimIfReady(ready),
+    };
   });
 
   const expireOverdue = writeTransaction(db, (): Approval[] => {
@@ -234,7 +256,7 @@ export function createSqliteApprovals({ db, now }: SqliteContext): ApprovalStore
       const row = byCall.get(transcriptId, toolCallId);
       return row ? toApproval(row) : undefined;
     },
-    resolve: async (input) => resolve(input),
+    resolve: async (input, lease) => resolve(input, lease),
     async attachCard(requestId, channel, ts) {
       translateBusy(() => setCard.run(channel, ts, requestId));
     },

@@ -32,7 +32,11 @@ describe('turns.enqueue', () => {
       attempts: 0,
       createdAt: clock.now(),
     });
-    expect(result.conversation).toMatchObject({ channelId: 'C0OPS', threadTs: '1700.1', kv: emptyKvSnapshot });
+    expect(result.conversation).toMatchObject({
+      channelId: 'C0OPS',
+      threadTs: '1700.1',
+      kv: emptyKvSnapshot,
+    });
   });
 
   it('reports a repeated trigger key as a duplicate of the first turn and queues nothing', async () => {
@@ -56,7 +60,10 @@ describe('conversations', () => {
     const { store } = setup();
     await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     const id = conversationId(thread('1700.1'));
-    const kv = { values: { count: 3, names: ['a'] }, children: { sub: { values: { x: true }, children: {} } } };
+    const kv = {
+      values: { count: 3, names: ['a'] },
+      children: { sub: { values: { x: true }, children: {} } },
+    };
     await store.conversations.saveKv(id, kv);
     expect((await store.conversations.get(id))?.kv).toEqual(kv);
     expect(await store.conversations.get('T:C:nope')).toBeUndefined();
@@ -110,7 +117,11 @@ describe('turns.claim', () => {
       type: 'not-claimable',
       reason: 'approvals still pending',
     });
-    await store.approvals.resolve({ requestId: created.approval.requestId, decision: 'allowed', decidedBy: 'UAPP' });
+    await store.approvals.resolve({
+      requestId: created.approval.requestId,
+      decision: 'allowed',
+      decidedBy: 'UAPP',
+    });
     expect(await store.turns.claim('turn-1', lease)).toMatchObject({ type: 'claimed', mode: 'resume' });
   });
 
@@ -137,7 +148,10 @@ describe('turns.claim', () => {
 
   it('refuses unknown and finished turns', async () => {
     const { store } = setup();
-    expect(await store.turns.claim('nope', lease)).toMatchObject({ type: 'not-claimable', reason: 'unknown turn' });
+    expect(await store.turns.claim('nope', lease)).toMatchObject({
+      type: 'not-claimable',
+      reason: 'unknown turn',
+    });
     await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     await store.turns.claim('turn-1', lease);
     await store.turns.complete('turn-1', 'proc-a', 'done', emptyKvSnapshot);
@@ -188,7 +202,9 @@ describe('turns leases and endings', () => {
     const turn = newTurn(thread('1700.1'), 'turn-1');
     await store.turns.enqueue(turn);
     await store.turns.claim('turn-1', lease);
-    const { approval } = await store.approvals.create(newApproval(turn, 'call_1', { createdAt: clock.now() }));
+    const { approval } = await store.approvals.create(
+      newApproval(turn, 'call_1', { createdAt: clock.now() }),
+    );
     const kv = { values: { count: 2 }, children: {} };
     await store.turns.suspend('turn-1', 'proc-a', approval.requestId, kv);
     expect(await store.turns.get('turn-1')).toMatchObject({
@@ -259,7 +275,9 @@ describe('turns.nextRunnable and recoverable', () => {
     await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-2', { ts: '1700.2' }));
     await store.turns.enqueue(newTurn(thread('1700.3'), 'turn-3'));
     await store.turns.claim('turn-1', lease);
-    const { approval } = await store.approvals.create(newApproval(waiting, 'call_1', { createdAt: clock.now() }));
+    const { approval } = await store.approvals.create(
+      newApproval(waiting, 'call_1', { createdAt: clock.now() }),
+    );
     await store.turns.suspend('turn-1', 'proc-a', approval.requestId, emptyKvSnapshot);
 
     let recoverable = await store.turns.recoverable();

@@ -89,7 +89,8 @@ export function createSqliteConversations({ db }: SqliteContext): ConversationSt
 
 const active = `('queued', 'running', 'awaiting_approval')`;
 
-export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
+export function createSqliteTurns(context: SqliteContext): TurnStore {
+  const { db, now } = context;
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const byTrigger = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE trigger_key = ?');
   const insertConversation = db.prepare(
@@ -104,21 +105,6 @@ export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
        created_at, updated_at)
      VALUES (@turnId, @conversationId, 'queued', @triggerKey, @triggerTs, @requestedBy, @inputText, @now, @now)
      ON CONFLICT (trigger_key) DO NOTHING`,
-  );
-  const earlierActive = db.prepare<[string, number, string], { n: number }>(
-    `SELECT count(*) AS n FROM turns
-     WHERE conversation_id = ? AND status IN ${active} AND (seq < ? OR status <> 'queued') AND id <> ?`,
-  );
-  const pendingApprovals = db.prepare<[string], { n: number }>(
-    'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
-  );
-  const setRunning = db.prepare(
-    `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       attempts = attempts + 1, updated_at = @now WHERE id = @id`,
-  );
-  const appendUserMessage = db.prepare(
-    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
-     VALUES (@conversationId, @conversationId, @turnId, 'user', @content, @now)`,
   );
   const renew = db.prepare(
     `UPDATE turns SET lease_expires_at = @expires, updated_at = @now
@@ -175,7 +161,7 @@ export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
 
-  const enqueue = writeTransaction(db, (turn: NewTurn): EnqueueResult => {
+  const enqueue = writeTransaction(db, (turn: NewTurn, lease?: Lease): EnqueueResult => {
     const at = now();
     const id = conversationId(turn);
     insertConversation.run({ ...turn, id, now: at });
@@ -185,51 +171,19 @@ export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
     if (inserted.changes === 0) return { type: 'duplicate', turn: toTurn(row) };
     const conversation = selectConversation.get(id);
     if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
-    return { type: 'enqueued', turn: toTurn(row), conversation: toConversation(conversation) };
+    // Starting right away in the same commit saves a transaction on the hot path; a busy conversation
+    // leaves the turn queued for the scheduler.
+    const started = lease ? claimInside(turn.turnId, lease) : undefined;
+    return {
+      type: 'enqueued',
+      turn: started?.type === 'claimed' ? started.turn : toTurn(row),
+      conversation: toConversation(conversation),
+      claim: started?.type === 'claimed' ? started : undefined,
+    };
   });
 
-  const claim = writeTransaction(db, (turnId: string, lease: Lease): ClaimResult => {
-    const row = byId.get(turnId);
-    if (!row) return { type: 'not-claimable', reason: 'unknown turn' };
-    const at = now();
-    const take = (mode: 'start' | 'resume' | 'recover'): ClaimResult => {
-      setRunning.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at });
-      if (mode === 'start') {
-        appendUserMessage.run({
-          conversationId: row.conversation_id,
-          turnId,
-          content: row.input_text,
-          now: at,
-        });
-      }
-      const claimed = byId.get(turnId);
-      if (!claimed) throw new Error(`turn ${turnId} vanished inside its own transaction`);
-      return { type: 'claimed', turn: toTurn(claimed), mode };
-    };
-    switch (row.status) {
-      case 'queued': {
-        const blocking = earlierActive.get(row.conversation_id, row.seq, row.id)?.n ?? 0;
-        if (blocking > 0)
-          return { type: 'not-claimable', reason: 'an earlier turn is unfinished', turn: toTurn(row) };
-        return take('start');
-      }
-      case 'awaiting_approval': {
-        const waiting = pendingApprovals.get(turnId)?.n ?? 0;
-        if (waiting > 0)
-          return { type: 'not-claimable', reason: 'approvals still pending', turn: toTurn(row) };
-        return take('resume');
-      }
-      case 'running': {
-        if (row.lease_expires_at !== null && row.lease_expires_at >= at) {
-          return { type: 'not-claimable', reason: 'held by a live lease', turn: toTurn(row) };
-        }
-        return take('recover');
-      }
-      case 'completed':
-      case 'failed':
-        return { type: 'not-claimable', reason: `turn is ${row.status}`, turn: toTurn(row) };
-    }
-  });
+  const claimInside = prepareTurnClaim(context);
+  const claim = writeTransaction(db, claimInside);
 
   const complete = writeTransaction(db, (turnId: string, owner: string, answer: string, kv: KvSnapshot) => {
     const row = byId.get(turnId);
@@ -256,7 +210,7 @@ export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
   });
 
   return {
-    enqueue: async (turn) => enqueue(turn),
+    enqueue: async (turn, lease) => enqueue(turn, lease),
     async get(id) {
       const row = byId.get(id);
       return row ? toTurn(row) : undefined;
@@ -305,5 +259,70 @@ export function createSqliteTurns({ db, now }: SqliteContext): TurnStore {
         key: row.request_id,
       });
     },
+  };
+}
+
+/**
+ * The claim itself, to run inside a caller's write transaction: `enqueue` and `approvals.resolve` use it
+ * to start or resume a turn in the same commit that made it runnable.
+ */
+export function prepareTurnClaim({ db, now }: SqliteContext): (turnId: string, lease: Lease) => ClaimResult {
+  const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
+  const earlierActive = db.prepare<[string, number, string], { n: number }>(
+    `SELECT count(*) AS n FROM turns
+     WHERE conversation_id = ? AND status IN ${active} AND (seq < ? OR status <> 'queued') AND id <> ?`,
+  );
+  const pendingApprovals = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
+  );
+  const setRunning = db.prepare(
+    `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
+       attempts = attempts + 1, updated_at = @now WHERE id = @id`,
+  );
+  const appendUserMessage = db.prepare(
+    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
+     VALUES (@conversationId, @conversationId, @turnId, 'user', @content, @now)`,
+  );
+  return (turnId: string, lease: Lease): ClaimResult => {
+    const row = byId.get(turnId);
+    if (!row) return { type: 'not-claimable', reason: 'unknown turn' };
+    const at = now();
+    const take = (mode: 'start' | 'resume' | 'recover'): ClaimResult => {
+      setRunning.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at });
+      if (mode === 'start') {
+        appendUserMessage.run({
+          conversationId: row.conversation_id,
+          turnId,
+          content: row.input_text,
+          now: at,
+        });
+      }
+      const claimed = byId.get(turnId);
+      if (!claimed) throw new Error(`turn ${turnId} vanished inside its own transaction`);
+      return { type: 'claimed', turn: toTurn(claimed), mode };
+    };
+    switch (row.status) {
+      case 'queued': {
+        const blocking = earlierActive.get(row.conversation_id, row.seq, row.id)?.n ?? 0;
+        if (blocking > 0)
+          return { type: 'not-claimable', reason: 'an earlier turn is unfinished', turn: toTurn(row) };
+        return take('start');
+      }
+      case 'awaiting_approval': {
+        const waiting = pendingApprovals.get(turnId)?.n ?? 0;
+        if (waiting > 0)
+          return { type: 'not-claimable', reason: 'approvals still pending', turn: toTurn(row) };
+        return take('resume');
+      }
+      case 'running': {
+        if (row.lease_expires_at !== null && row.lease_expires_at >= at) {
+          return { type: 'not-claimable', reason: 'held by a live lease', turn: toTurn(row) };
+        }
+        return take('recover');
+      }
+      case 'completed':
+      case 'failed':
+        return { type: 'not-claimable', reason: `turn is ${row.status}`, turn: toTurn(row) };
+    }
   };
 }
