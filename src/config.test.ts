@@ -1,0 +1,135 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+import { ConfigError } from './errors.js';
+
+const cwd = '/srv/holdfast';
+const botToken = `xoxb-${'1'.repeat(12)}-test`;
+const appToken = `xapp-1-${'A'.repeat(10)}-test`;
+const signingSecret = 'a'.repeat(32);
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env, cwd);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('loadConfig', () => {
+  it('runs locally on embedded defaults when nothing is set', () => {
+    const config = loadConfig({}, cwd);
+    expect(config.slack).toEqual({ type: 'local', port: 3000 });
+    expect(config.model).toEqual({ type: 'demo' });
+    expect(config.databasePath).toBe(path.join(cwd, 'data', 'holdfast.db'));
+    expect(config.synchronous).toBe('FULL');
+    expect(config.approvalTtlMs).toBe(24 * 3_600_000);
+    expect(config.workdir).toBe(path.join(cwd, 'workspace'));
+    expect(config.deployServices).toEqual({});
+  });
+
+  it('chooses Socket Mode when an app token is set', () => {
+    const config = loadConfig({ SLACK_BOT_TOKEN: botToken, SLACK_APP_TOKEN: appToken }, cwd);
+    expect(config.slack).toMatchObject({ type: 'socket', botToken, appToken });
+  });
+
+  it('chooses HTTP mode with a signing secret, on PORT, passing SLACK_API_URL through', () => {
+    const config = loadConfig(
+      {
+        SLACK_BOT_TOKEN: botToken,
+        SLACK_SIGNING_SECRET: signingSecret,
+        PORT: '8080',
+        SLACK_API_URL: 'https://slack-gov.com/api/',
+      },
+      cwd,
+    );
+    expect(config.slack).toEqual({
+      type: 'http',
+      botToken,
+      signingSecret,
+      port: 8080,
+      apiUrl: 'https://slack-gov.com/api/',
+    });
+  });
+
+  it('uses OpenAI when a key is set', () => {
+    const config = loadConfig(
+      { OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'gpt-4.1', OPENAI_TIMEOUT: '30s', OPENAI_MAX_RETRIES: '2' },
+      cwd,
+    );
+    expect(config.model).toEqual({
+      type: 'openai',
+      apiKey: 'sk-test',
+      baseUrl: undefined,
+      model: 'gpt-4.1',
+      timeoutMs: 30_000,
+      maxRetries: 2,
+    });
+  });
+
+  it('names a malformed token and says where to find the right one', () => {
+    const error = refusal({ SLACK_BOT_TOKEN: 'xoxp-user-token', SLACK_SIGNING_SECRET: signingSecret });
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatch(
+      /^SLACK_BOT_TOKEN: expected a bot token starting with xoxb-.*OAuth & Permissions/,
+    );
+    // The value itself is never echoed back: it may be a real secret pasted in the wrong place.
+    expect(error.message).not.toContain('xoxp-user-token');
+  });
+
+  it('refuses a bot token with neither an app token nor a signing secret', () => {
+    expect(refusal({ SLACK_BOT_TOKEN: botToken }).message).toMatch(
+      /neither SLACK_APP_TOKEN \(Socket Mode\) nor SLACK_SIGNING_SECRET/,
+    );
+  });
+
+  it('refuses a signing secret without a bot token', () => {
+    expect(refusal({ SLACK_SIGNING_SECRET: signingSecret }).message).toMatch(/SLACK_BOT_TOKEN is missing/);
+  });
+
+  it('reports every bad variable at once', () => {
+    const error = refusal({
+      PORT: 'eighty',
+      HOLDFAST_APPROVAL_TTL: 'a while',
+      HOLDFAST_APPROVERS: 'U012ABCDEF, alice',
+      HOLDFAST_DB_SYNCHRONOUS: 'sometimes',
+    });
+    const names = error.issues.map((issue) => issue.split(':')[0]);
+    expect(names.sort()).toEqual(
+      ['HOLDFAST_APPROVAL_TTL', 'HOLDFAST_APPROVERS', 'HOLDFAST_DB_SYNCHRONOUS', 'PORT'].sort(),
+    );
+  });
+
+  it('parses approvers, durations and the synchronous mode', () => {
+    const config = loadConfig(
+      {
+        HOLDFAST_APPROVERS: 'U012ABCDEF,U0345GHIJK',
+        HOLDFAST_APPROVER_GROUPS: 'S0ONCALL01',
+        HOLDFAST_APPROVAL_TTL: '4h',
+        HOLDFAST_DB_SYNCHRONOUS: 'normal',
+        HOLDFAST_ALLOW_SELF_APPROVAL: 'true',
+      },
+      cwd,
+    );
+    expect(config.approvers).toEqual({ users: ['U012ABCDEF', 'U0345GHIJK'], groups: ['S0ONCALL01'] });
+    expect(config.approvalTtlMs).toBe(4 * 3_600_000);
+    expect(config.synchronous).toBe('NORMAL');
+    expect(config.allowSelfApproval).toBe(true);
+  });
+
+  it('reads deploy services as JSON and refuses anything else clearly', () => {
+    const config = loadConfig(
+      { HOLDFAST_DEPLOY_SERVICES: '{"api": {"command": "./deploy.sh api", "timeoutMs": 600000}}' },
+      cwd,
+    );
+    expect(config.deployServices).toEqual({ api: { command: './deploy.sh api', timeoutMs: 600_000 } });
+    expect(refusal({ HOLDFAST_DEPLOY_SERVICES: '{api: ' }).message).toMatch(
+      /HOLDFAST_DEPLOY_SERVICES is not valid JSON/,
+    );
+    expect(refusal({ HOLDFAST_DEPLOY_SERVICES: '{"API!": {"command": ""}}' }).issues.length).toBeGreaterThan(
+      0,
+    );
+  });
+});
