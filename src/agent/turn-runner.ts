@@ -45,7 +45,13 @@ export class TurnRunner {
   readonly #options: Required<TurnRunnerOptions>;
 
   constructor(options: TurnRunnerOptions) {
-    this.#options = { leaseMs: 5 * 60_000, maxSteps: 24, now: Date.now, ...options };
+    // Field by field: callers pass `undefined` for "use the default", which a spread would copy over it.
+    this.#options = {
+      ...options,
+      leaseMs: options.leaseMs ?? 5 * 60_000,
+      maxSteps: options.maxSteps ?? 24,
+      now: options.now ?? Date.now,
+    };
   }
 
   get callContext(): ToolCallContext {
