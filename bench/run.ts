@@ -1,0 +1,382 @@
+/**
+ * `npm run bench`: what one approval cycle costs, and what 10,000 waiting conversations cost.
+ *
+ * Everything is measured side by side in this one run (these machines are noisy, so only ratios between
+ * figures taken together mean anything): the full cycle against a bare better-sqlite3 commit with the
+ * same pragmas, and suspended-in-SQLite against parked-in-memory conversations.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pino from 'pino';
+import { z } from 'zod';
+import type { ChatModel, ChatRequest, ModelReply } from '../src/agent/chat-model.js';
+import { buildSystemPrompt } from '../src/agent/system-prompt.js';
+import type { TurnOutcome } from '../src/agent/turn-runner.js';
+import { policySchema } from '../src/approvals/policy.js';
+import { Runtime } from '../src/runtime/create-runtime.js';
+import { silentObserver } from '../src/runtime/turn-observer.js';
+import { conversationId } from '../src/store/conversation-id.js';
+import { createSqliteStore, openDatabase } from '../src/store/index.js';
+import { defineTool } from '../src/tools/define-tool.js';
+
+const cycles = Number(process.env.BENCH_CYCLES ?? 500);
+const parkedConversations = Number(process.env.BENCH_PARKED ?? 10_000);
+const rawCommits = Number(process.env.BENCH_RAW_COMMITS ?? 2_000);
+const synchronous = 'FULL' as const;
+const teamId = 'TBENCH';
+const channelId = 'CBENCH';
+const approver = 'UAPPROVER';
+const requester = 'UREQUESTER';
+
+const gc = globalThis.gc;
+if (!gc) {
+  process.stderr.write('Run with --expose-gc (npm run bench does).\n');
+  process.exit(1);
+}
+
+const workdir = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-bench-'));
+process.on('exit', () => fs.rmSync(workdir, { recursive: true, force: true }));
+
+/** Zero latency and no recording: the benchmark measures holdfast, not the model or the script. */
+const instantModel: ChatModel = {
+  async complete(request: ChatRequest): Promise<ModelReply> {
+    const last = request.messages.at(-1);
+    if (last?.role === 'tool') return { content: 'The no-op ran. Done.', toolCalls: [] };
+    return {
+      content: null,
+      toolCalls: [{ id: 'call_1', name: 'noop', arguments: '{"target":"web-1"}' }],
+    };
+  },
+};
+
+const noop = defineTool({
+  name: 'noop',
+  description: 'Does nothing, after asking.',
+  parameters: z.object({ target: z.string() }),
+  permission: (args) => ({ type: 'ask', permissionType: 'noop', summary: `noop ${args.target}` }),
+  execute: () => 'ok',
+});
+
+/** Counts commits: every outermost transaction, and every write statement run outside one. */
+function countCommits(db: Database.Database): { readonly count: () => number } {
+  let commits = 0;
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    const statement = prepare(source);
+    if (!statement.reader) {
+      const run = statement.run.bind(statement);
+      statement.run = ((...args: unknown[]) => {
+        const outermost = !db.inTransaction;
+        const result = run(...(args as []));
+        if (outermost) commits++;
+        return result;
+      }) as typeof statement.run;
+    }
+    return statement;
+  }) as typeof db.prepare;
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((work: (...args: unknown[]) => unknown) => {
+    const wrapped = transaction(work);
+    const counted =
+      (variant: (...args: unknown[]) => unknown) =>
+      (...args: unknown[]) => {
+        const outermost = !db.inTransaction;
+        const result = variant(...args);
+        if (outermost) commits++;
+        return result;
+      };
+    const fn = counted(wrapped) as typeof wrapped;
+    fn.deferred = counted(wrapped.deferred) as typeof wrapped.deferred;
+    fn.immediate = counted(wrapped.immediate) as typeof wrapped.immediate;
+    fn.exclusive = counted(wrapped.exclusive) as typeof wrapped.exclusive;
+    return fn;
+  }) as typeof db.transaction;
+  return { count: () => commits };
+}
+
+interface Harness {
+  readonly runtime: Runtime;
+  readonly commits: () => number;
+  /** Commits made by the Slack adapter's own writes (card ts, answer posted), counted apart from the core's. */
+  readonly adapterCommits: () => number;
+  readonly pendingApprovals: () => number;
+  /** Mention → the turn suspends on its approval; resolves with the request id. */
+  mention(thread: string): Promise<string>;
+  /** The approver taps Allow; resolves when the answer is delivered. */
+  approve(thread: string, requestId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function buildHarness(file: string): Harness {
+  const db = openDatabase(file, { synchronous });
+  const commits = countCommits(db);
+  const store = createSqliteStore(db);
+  const runtime = new Runtime({
+    store,
+    model: instantModel,
+    policy: policySchema.parse({ approvers: { default: { users: [approver] } } }),
+    tools: [noop],
+    directory: { groupMembers: async () => [] },
+    logger: pino({ level: 'silent' }),
+  });
+  let adapterCommits = 0;
+  const asAdapter = async <Result>(write: () => Promise<Result>): Promise<Result> => {
+    const before = commits.count();
+    const result = await write();
+    adapterCommits += commits.count() - before;
+    return result;
+  };
+  const settled = new Map<string, (outcome: TurnOutcome) => void>();
+  runtime.observe({
+    ...silentObserver,
+    async turnSettled(outcome) {
+      if ('turn' in outcome) settled.get(outcome.turn.conversationId)?.(outcome);
+    },
+  });
+  const settle = (thread: string) =>
+    new Promise<TurnOutcome>((resolve) => {
+      const key = conversationId({ teamId, channelId, threadTs: thread });
+      settled.set(key, (outcome) => {
+        settled.delete(key);
+        resolve(outcome);
+      });
+    });
+
+  return {
+    runtime,
+    commits: commits.count,
+    adapterCommits: () => adapterCommits,
+    pendingApprovals: () =>
+      Number(db.prepare('SELECT count(*) FROM approvals WHERE decision IS NULL').pluck().get()),
+    async mention(thread) {
+      // What the Slack adapter does for one delivered mention, in the same order.
+      const deliveryKey = `message:${channelId}:${thread}`;
+      if (!(await asAdapter(() => store.deliveries.firstSighting([deliveryKey]))))
+        throw new Error('duplicate delivery');
+      const outcome = settle(thread);
+      await runtime.submit({
+        teamId,
+        channelId,
+        threadTs: thread,
+        triggerKey: `${channelId}:${thread}`,
+        triggerTs: thread,
+        requestedBy: requester,
+        inputText: '@requester: restart web-1',
+      });
+      const suspended = await outcome;
+      if (suspended.type !== 'awaiting-approval')
+        throw new Error(`expected a suspension, got ${JSON.stringify(suspended)}`);
+      // The card is posted; its channel and ts go on the row.
+      await asAdapter(() =>
+        store.approvals.attachCard(suspended.approval.requestId, channelId, `${thread}1`),
+      );
+      return suspended.approval.requestId;
+    },
+    async approve(thread, requestId) {
+      const outcome = settle(thread);
+      const decision = await runtime.decide({
+        requestId,
+        userId: approver,
+        action: 'allow',
+        origin: { type: 'card', teamId, channelId, messageTs: `${thread}1` },
+      });
+      if (decision.type !== 'decided') throw new Error(`expected a decision, got ${decision.type}`);
+      const completed = await outcome;
+      if (completed.type !== 'completed') throw new Error(`expected an answer, got ${completed.type}`);
+      await asAdapter(() => store.turns.markAnswerPosted(completed.turn.id));
+    },
+    async close() {
+      await runtime.shutdown();
+      store.close();
+    },
+  };
+}
+
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+function heapMb(): number {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+async function measureCycles(): Promise<{
+  p50: number;
+  p99: number;
+  commitsPerCycle: number;
+  adapterCommitsPerCycle: number;
+}> {
+  const harness = buildHarness(path.join(workdir, 'cycle.db'));
+  const warmup = Math.min(50, cycles);
+  const durations: number[] = [];
+  let commits = 0;
+  let adapterCommits = 0;
+  for (let i = 0; i < warmup + cycles; i++) {
+    const thread = `1700000000.${String(i).padStart(6, '0')}`;
+    const before = harness.commits();
+    const adapterBefore = harness.adapterCommits();
+    const started = performance.now();
+    const requestId = await harness.mention(thread);
+    await harness.approve(thread, requestId);
+    const elapsed = performance.now() - started;
+    if (i >= warmup) {
+      durations.push(elapsed);
+      adapterCommits += harness.adapterCommits() - adapterBefore;
+      commits += harness.commits() - before - (harness.adapterCommits() - adapterBefore);
+    }
+  }
+  await harness.close();
+  return {
+    p50: percentile(durations, 50),
+    p99: percentile(durations, 99),
+    commitsPerCycle: commits / cycles,
+    adapterCommitsPerCycle: adapterCommits / cycles,
+  };
+}
+
+/** The floor: one single-row commit on a bare connection with holdfast's pragmas. */
+function measureRawCommits(): { p50: number; p99: number } {
+  const db = new Database(path.join(workdir, 'raw.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${synchronous}`);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const durations: number[] = [];
+  for (let i = 0; i < rawCommits; i++) {
+    const started = performance.now();
+    insert.run(`row ${i}`);
+    durations.push(performance.now() - started);
+  }
+  db.close();
+  return { p50: percentile(durations, 50), p99: percentile(durations, 99) };
+}
+
+/** 10,000 conversations waiting on approval, held by nothing but their SQLite rows. */
+async function measureSuspended(): Promise<number> {
+  const harness = buildHarness(path.join(workdir, 'suspended.db'));
+  // Warm every code path and cache before the baseline, so the delta is the conversations alone.
+  for (let i = 0; i < 600; i++) await harness.mention(`1600000000.${String(i).padStart(6, '0')}`);
+  const baseline = heapMb();
+  for (let i = 0; i < parkedConversations; i++) {
+    await harness.mention(`1700000000.${String(i).padStart(6, '0')}`);
+  }
+  await harness.runtime.idle();
+  const grown = heapMb() - baseline;
+  const pending = harness.pendingApprovals();
+  if (pending !== parkedConversations + 600) {
+    throw new Error(`expected ${parkedConversations + 600} pending approvals, found ${pending}`);
+  }
+  await harness.close();
+  return grown;
+}
+
+/**
+ * The usual way: each waiting conversation is a pending promise whose closure holds its agent and
+ * transcript until someone clicks. Same messages as holdfast stores, nothing more.
+ */
+function measurePinned(): { grown: number; release: () => void } {
+  const baseline = heapMb();
+  const waiting = new Map<string, (decision: 'allow' | 'deny') => void>();
+  const parked: Promise<string>[] = [];
+  for (let i = 0; i < parkedConversations; i++) {
+    const thread = `1700000000.${String(i).padStart(6, '0')}`;
+    const agent = {
+      conversationId: `${teamId}:${channelId}:${thread}`,
+      tools: [noop],
+      systemPrompt: buildSystemPrompt({ botName: 'holdfast', toolNames: ['noop'] }),
+    };
+    const messages = [
+      { role: 'system', content: agent.systemPrompt },
+      { role: 'user', content: '@requester: restart web-1' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'noop', arguments: `{"target":"web-1"}` } },
+        ],
+      },
+    ];
+    parked.push(
+      new Promise<'allow' | 'deny'>((resolve) => waiting.set(agent.conversationId, resolve)).then(
+        (decision) => `${agent.conversationId} ${decision} after ${messages.length} messages`,
+      ),
+    );
+  }
+  const grown = heapMb() - baseline;
+  return {
+    grown,
+    release() {
+      for (const resolve of waiting.values()) resolve('deny');
+      waiting.clear();
+      parked.length = 0;
+    },
+  };
+}
+
+function fixed(value: number, digits = 3): number {
+  return Number(value.toFixed(digits));
+}
+
+async function main(): Promise<void> {
+  const raw = measureRawCommits();
+  const cycle = await measureCycles();
+  const suspended = await measureSuspended();
+  const pinned = measurePinned();
+  pinned.release();
+
+  // The cycle's time includes the adapter's writes, so its budget counts them too.
+  const budget = 3 * (cycle.commitsPerCycle + cycle.adapterCommitsPerCycle) * raw.p99;
+  const ratio = pinned.grown / Math.max(suspended, 0.01);
+  const results = {
+    measured_at: new Date().toISOString(),
+    node: process.version,
+    synchronous,
+    cycles,
+    cycle_p50_ms: fixed(cycle.p50),
+    cycle_p99_ms: fixed(cycle.p99),
+    commits_per_cycle: fixed(cycle.commitsPerCycle, 2),
+    adapter_commits_per_cycle: fixed(cycle.adapterCommitsPerCycle, 2),
+    raw_commit_p50_ms: fixed(raw.p50),
+    raw_commit_p99_ms: fixed(raw.p99),
+    cycle_budget_ms: fixed(budget),
+    conversations: parkedConversations,
+    suspended_10k_heap_mb: fixed(suspended, 2),
+    pinned_10k_heap_mb: fixed(pinned.grown, 2),
+    pinned_over_suspended: fixed(ratio, 1),
+    targets: {
+      cycle_within_budget: cycle.p99 <= budget,
+      commits_per_cycle_at_most_8: cycle.commitsPerCycle <= 8,
+      suspended_under_5_mb: suspended < 5,
+      pinned_over_suspended_at_least_10: ratio >= 10,
+    },
+  };
+
+  const table = [
+    ['cycle p50 / p99', `${results.cycle_p50_ms} ms / ${results.cycle_p99_ms} ms`],
+    ['commits per cycle (core)', String(results.commits_per_cycle)],
+    ['  + Slack adapter writes', String(results.adapter_commits_per_cycle)],
+    ['raw commit p50 / p99', `${results.raw_commit_p50_ms} ms / ${results.raw_commit_p99_ms} ms`],
+    ['cycle budget (3 × all commits × raw p99)', `${results.cycle_budget_ms} ms`],
+    [`${parkedConversations} suspended (SQLite only)`, `${results.suspended_10k_heap_mb} MB heap`],
+    [`${parkedConversations} parked in memory`, `${results.pinned_10k_heap_mb} MB heap`],
+    ['pinned / suspended', `${results.pinned_over_suspended}×`],
+  ];
+  const width = Math.max(...table.map(([label]) => (label ?? '').length));
+  for (const [label, value] of table) process.stdout.write(`${(label ?? '').padEnd(width)}  ${value}\n`);
+  for (const [target, met] of Object.entries(results.targets)) {
+    process.stdout.write(`${met ? 'met   ' : 'MISSED'}  ${target}\n`);
+  }
+  const out = path.join(import.meta.dirname, 'results.json');
+  fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), out)}\n`);
+}
+
+await main();
