@@ -2,9 +2,16 @@ import type { Logger } from 'pino';
 import { type DecisionAction, type DecisionOrigin, describeRefusal } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import type { Approval } from '../store/records.js';
-import { buildApprovalCard, buildDecidedCard, describeOutcome } from './blocks/index.js';
+import {
+  type ApprovalOutcome,
+  buildApprovalCard,
+  buildDecidedCard,
+  describeOutcome,
+} from './blocks/index.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import type { SlackPort } from './slack-port.js';
+import { mentionUser } from './text/escape-mrkdwn.js';
+import { formatSlackDate } from './text/slack-date.js';
 
 export interface ApprovalClick {
   readonly requestId: string;
@@ -58,11 +65,7 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       return;
     case 'already-decided': {
       const decided = outcomeOf(outcome.approval);
-      await tell(
-        decided
-          ? `Nothing changed: this request was already decided. ${describeOutcome(decided).line}`
-          : 'Nothing changed.',
-      );
+      await tell(decided ? alreadyDecided(decided) : 'Nothing changed: this request was already decided.');
       return;
     }
     case 'refused':
@@ -73,6 +76,21 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
         'This approval request is not known to holdfast (it may belong to another installation). Nothing changed.',
       );
       return;
+  }
+}
+
+/** "already allowed by @bob at …": the clicker learns who got there first, in the words of the card. */
+function alreadyDecided(outcome: ApprovalOutcome): string {
+  const at = formatSlackDate(outcome.at);
+  switch (outcome.type) {
+    case 'allowed':
+      return outcome.always
+        ? `Nothing changed: this request was already always allowed in this thread by ${mentionUser(outcome.by)} at ${at}.`
+        : `Nothing changed: this request was already allowed by ${mentionUser(outcome.by)} at ${at}.`;
+    case 'denied':
+      return `Nothing changed: this request was already denied by ${mentionUser(outcome.by)} at ${at}.`;
+    case 'expired':
+      return `Nothing changed: this request already expired at ${at} with no decision.`;
   }
 }
 

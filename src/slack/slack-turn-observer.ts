@@ -74,8 +74,10 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     await store.approvals.attachCard(approval.requestId, conversation.channelId, posted.ts);
   };
 
-  const deliverAnswer = async (turn: Turn, answer: string) => {
+  /** True when the answer reached the thread; false when the thread cannot take it (and never will). */
+  const deliverAnswer = async (turn: Turn, answer: string): Promise<boolean> => {
     const conversation = await conversationOf(turn.conversationId);
+    let delivered = true;
     try {
       for (const message of buildAnswerMessages(markdownToMrkdwn(redactSecrets(answer)))) {
         await slack.postMessage({
@@ -87,10 +89,26 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     } catch (error) {
       // Transient failures are retried by the sweep; a thread that cannot take messages is given up on.
       if (!(error instanceof SlackApiError && error.permanent)) throw error;
-      logger.error({ err: error, turnId: turn.id }, 'the answer cannot be posted to this thread');
+      delivered = false;
+      logger.error(
+        { err: error, turnId: turn.id, channel: conversation.channelId },
+        `the answer cannot be posted to this thread: ${explainUndeliverable(error.slackError)}`,
+      );
+      await tellRequester(turn, conversation, error);
     }
     await store.turns.markAnswerPosted(turn.id);
     await assistantStatus(conversation, '');
+    return delivered;
+  };
+
+  // The requester is waiting in a thread holdfast can no longer write to: a direct message says why.
+  const tellRequester = async (turn: Turn, conversation: Conversation, error: SlackApiError) => {
+    const text =
+      `holdfast finished your request in <#${conversation.channelId}> but could not post the answer there: ` +
+      `${explainUndeliverable(error.slackError)}`;
+    await slack.postMessage({ channel: turn.requestedBy, text }).catch((dmError: unknown) => {
+      logger.warn({ err: dmError, turnId: turn.id }, 'could not tell the requester by direct message');
+    });
   };
 
   return {
@@ -105,8 +123,10 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       switch (outcome.type) {
         case 'completed': {
           const conversation = await conversationOf(outcome.turn.conversationId);
-          await deliverAnswer(outcome.turn, outcome.answer);
-          await react(conversation, outcome.turn, statusReactions.done, [statusReactions.working]);
+          const delivered = await deliverAnswer(outcome.turn, outcome.answer);
+          await react(conversation, outcome.turn, delivered ? statusReactions.done : statusReactions.failed, [
+            statusReactions.working,
+          ]);
           return;
         }
         case 'awaiting-approval': {
@@ -156,4 +176,20 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       await deliverAnswer(turn, answer);
     },
   };
+}
+
+/** Slack's reason, in words that say what to do about it. */
+function explainUndeliverable(slackError: string): string {
+  switch (slackError) {
+    case 'not_in_channel':
+      return 'holdfast is not a member of that channel. Invite it with `/invite @holdfast` and ask again.';
+    case 'channel_not_found':
+      return 'the channel no longer exists, or holdfast cannot see it.';
+    case 'is_archived':
+      return 'the channel is archived.';
+    case 'restricted_action':
+      return 'the workspace does not let holdfast post there.';
+    default:
+      return `Slack refused the message (${slackError}).`;
+  }
 }
