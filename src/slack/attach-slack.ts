@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
-import { registerAppHome } from './listeners/app-home-listener.js';
+import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
@@ -25,7 +25,12 @@ export function attachSlack(options: AttachSlackOptions): void {
   const { app, runtime, slack, directory, logger, botUserId } = options;
   const inbox = { store: runtime.store, policy: runtime.policy, directory, slack, logger };
   registerMessageListeners(app, { runtime, slack, botUserId, logger, teamId: options.teamId });
-  registerApprovalActionListener(app, { runtime, slack, logger });
+  registerApprovalActionListener(app, {
+    runtime,
+    slack,
+    logger,
+    refreshHome: (userId) => publishHome(inbox, userId),
+  });
   registerApprovalsCommand(app, inbox);
   registerAppHome(app, inbox);
   app.error(async (error) => {

@@ -122,7 +122,12 @@ async function replyPrivately(deps: ClickDeps, click: ApprovalClick, text: strin
       });
       return;
     }
-    if (deps.respond) await deps.respond(text);
+    if (deps.respond) {
+      await deps.respond(text);
+      return;
+    }
+    // An App Home click has no channel and no response_url: the app's own DM is the one private place.
+    await deps.slack.postMessage({ channel: click.userId, text });
   } catch (error) {
     deps.logger.warn({ err: error }, 'could not send the private reply for a click');
   }

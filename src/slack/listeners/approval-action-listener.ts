@@ -6,8 +6,13 @@ import { blockActionsSchema } from '../payloads.js';
 
 const approvalAction = /^holdfast\.approval\.(allow|deny|always)$/;
 
+export interface ApprovalActionDeps extends Omit<ClickDeps, 'respond'> {
+  /** Rebuilds the clicker's App Home, so a click there shows the new state at once. */
+  readonly refreshHome: (userId: string) => Promise<void>;
+}
+
 /** Acknowledge first (Slack allows 3 s), then decide. */
-export function registerApprovalActionListener(app: App, deps: Omit<ClickDeps, 'respond'>): void {
+export function registerApprovalActionListener(app: App, deps: ApprovalActionDeps): void {
   app.action({ action_id: approvalAction }, async ({ ack, body, respond }) => {
     await ack();
     const parsed = blockActionsSchema.safeParse(body);
@@ -45,5 +50,10 @@ export function registerApprovalActionListener(app: App, deps: Omit<ClickDeps, '
         replyTo: channel ? { channel, threadTs: payload.message?.thread_ts } : undefined,
       },
     );
+    if (container?.type === 'view') {
+      await deps.refreshHome(payload.user.id).catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'could not refresh App Home after a click');
+      });
+    }
   });
 }
