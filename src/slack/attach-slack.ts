@@ -6,6 +6,7 @@ import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
+import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
 import type { SlackPort } from './slack-port.js';
 import { createSlackTurnObserver } from './slack-turn-observer.js';
 
@@ -33,6 +34,7 @@ export function attachSlack(options: AttachSlackOptions): void {
   });
   registerApprovalsCommand(app, inbox);
   registerAppHome(app, inbox);
+  registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a Slack listener');
   });

@@ -225,7 +225,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       }
       case 'views.publish': {
         const view = params.view as Record<string, unknown> | undefined;
-        if (!view || view.type !== 'home') return { ok: false, error: 'invalid_arguments' };
+        if (view?.type !== 'home') return { ok: false, error: 'invalid_arguments' };
         return { ok: true, view: { id: `V${tsCounter}`, team_id: identity.teamId, ...view } };
       }
       case 'apps.connections.open':
