@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { postSignedToSlackApp, slackSignature } from '../../support/sign-slack-request.js';
+import { channel, eventually, people, readRows, startSlackHarness, userTs } from './slack-harness.js';
+
+const handled = (ts: string, result: string) => (entry: { msg: string; [field: string]: unknown }) =>
+  entry.msg === 'message event handled' && entry.ts === ts && entry.result === result;
+
+function mentionEvent(botUserId: string, ts: string, text = 'how full is the disk?') {
+  return { type: 'app_mention', user: people.alice, text: `<@${botUserId}> ${text}`, ts, channel };
+}
+
+/** Bolt checks the token with its own auth.test when it starts; anything else is the request's effect. */
+const callsAfterBoot = (calls: readonly { method: string }[]) =>
+  calls.filter((call) => call.method !== 'auth.test');
+
+describe('Slack event intake', () => {
+  it('refuses a request whose signature does not match, and does nothing', async () => {
+    const model = new ScriptedChatModel([reply.text('never sent')]);
+    const slack = await startSlackHarness({ model });
+    const ts = userTs();
+    const body = {
+      type: 'event_callback',
+      team_id: slack.api.identity.teamId,
+      event_id: 'Ev0BAD',
+      event: mentionEvent(slack.api.identity.botUserId, ts),
+    };
+    const now = Math.floor(Date.now() / 1000);
+
+    const forged = await postSignedToSlackApp(
+      slack.eventsUrl,
+      slack.signingSecret,
+      { json: body },
+      {
+        signature: slackSignature('0'.repeat(32), now, JSON.stringify(body)),
+      },
+    );
+
+    expect(forged.status).toBe(401);
+    await slack.settle();
+    expect(model.calls).toHaveLength(0);
+    expect(callsAfterBoot(slack.api.calls)).toEqual([]);
+    expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toEqual([]);
+    expect(readRows(slack.databasePath, 'SELECT key FROM slack_deliveries')).toEqual([]);
+  });
+
+  it('refuses a correctly signed request older than five minutes', async () => {
+    const model = new ScriptedChatModel([reply.text('never sent')]);
+    const slack = await startSlackHarness({ model });
+    const stale = Math.floor(Date.now() / 1000) - 6 * 60;
+
+    const response = await slack.sendEvent(mentionEvent(slack.api.identity.botUserId, userTs()), {
+      timestampSeconds: stale,
+    });
+
+    expect(response.status).toBe(401);
+    await slack.settle();
+    expect(model.calls).toHaveLength(0);
+    expect(callsAfterBoot(slack.api.calls)).toEqual([]);
+    expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toEqual([]);
+  });
+
+  it('answers a mention once in its thread', async () => {
+    const model = new ScriptedChatModel([reply.text('The disk is 41% full.')]);
+    const slack = await startSlackHarness({ model });
+
+    const threadTs = await slack.mention('how full is the disk?');
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === threadTs);
+    await slack.settle();
+
+    expect(slack.api.thread(channel, threadTs).map((message) => message.text)).toEqual([
+      'The disk is 41% full.',
+    ]);
+    expect(model.calls[0]?.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '@alice: how full is the disk?',
+    });
+    const reactions = slack.api.succeeded('reactions.add').map((call) => call.params.name);
+    expect(reactions).toEqual(['hourglass_flowing_sand', 'white_check_mark']);
+  });
+
+  it('runs one turn when Slack retries the same event', async () => {
+    const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('twice?')]);
+    const slack = await startSlackHarness({ model });
+    const ts = userTs();
+    const event = mentionEvent(slack.api.identity.botUserId, ts);
+
+    expect((await slack.sendEvent(event, { eventId: 'Ev0RETRIED' })).status).toBe(200);
+    await slack.waitForLog(handled(ts, 'queued'));
+    expect((await slack.sendEvent(event, { eventId: 'Ev0RETRIED', retryNum: 1 })).status).toBe(200);
+    expect((await slack.sendEvent(event, { eventId: 'Ev0RETRIED', retryNum: 2 })).status).toBe(200);
+    await eventually(
+      () => slack.log.entries.filter(handled(ts, 'duplicate')).length === 2,
+      'both retries to be handled',
+    );
+    await slack.settle();
+
+    expect(model.calls).toHaveLength(1);
+    expect(readRows(slack.databasePath, 'SELECT trigger_key FROM turns')).toEqual([
+      { trigger_key: `${channel}:${ts}` },
+    ]);
+    expect(slack.api.thread(channel, ts).map((message) => message.text)).toEqual(['The disk is 41% full.']);
+  });
+
+  it('runs one turn for the message and app_mention twins of one post', async () => {
+    const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('twice?')]);
+    const slack = await startSlackHarness({ model });
+    const ts = userTs();
+    const mention = mentionEvent(slack.api.identity.botUserId, ts);
+
+    const [asMessage, asMention] = await Promise.all([
+      slack.sendEvent({ ...mention, type: 'message', channel_type: 'channel' }, { eventId: 'Ev0TWIN1' }),
+      slack.sendEvent(mention, { eventId: 'Ev0TWIN2' }),
+    ]);
+    expect([asMessage.status, asMention.status]).toEqual([200, 200]);
+    await slack.waitForLog(handled(ts, 'queued'));
+    await slack.waitForLog(handled(ts, 'duplicate'));
+    await slack.settle();
+
+    expect(model.calls).toHaveLength(1);
+    expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toHaveLength(1);
+    expect(slack.api.thread(channel, ts).map((message) => message.text)).toEqual(['The disk is 41% full.']);
+  });
+
+  it('answers a direct message in its own thread and shows assistant status there', async () => {
+    const model = new ScriptedChatModel([reply.text('The disk is 41% full.')]);
+    const slack = await startSlackHarness({ model });
+    const ts = userTs();
+
+    await slack.sendEvent({
+      type: 'message',
+      user: people.alice,
+      text: 'how full is the disk?',
+      ts,
+      channel: 'D0ALICE',
+      channel_type: 'im',
+    });
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.channel === 'D0ALICE');
+    await slack.settle();
+
+    expect(slack.api.thread('D0ALICE', ts).map((message) => message.text)).toEqual(['The disk is 41% full.']);
+    const statuses = slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params);
+    expect(statuses[0]).toMatchObject({ channel_id: 'D0ALICE', thread_ts: ts, status: 'is working on it…' });
+    expect(statuses.at(-1)).toMatchObject({ status: '' });
+  });
+
+  it('ignores its own posts and other bots', async () => {
+    const model = new ScriptedChatModel([reply.text('never sent')]);
+    const slack = await startSlackHarness({ model });
+    const threadTs = userTs();
+    const botTs = userTs();
+    const otherBotTs = userTs();
+
+    await slack.sendEvent({
+      type: 'message',
+      user: slack.api.identity.botUserId,
+      text: `<@${slack.api.identity.botUserId}> echo`,
+      ts: botTs,
+      thread_ts: threadTs,
+      channel,
+    });
+    await slack.sendEvent({
+      type: 'message',
+      subtype: 'bot_message',
+      bot_id: 'B0OTHER',
+      text: `<@${slack.api.identity.botUserId}> deploy everything`,
+      ts: otherBotTs,
+      channel,
+    });
+    await slack.waitForLog(handled(otherBotTs, 'ignored'));
+    await slack.settle();
+
+    expect(model.calls).toHaveLength(0);
+    expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toEqual([]);
+  });
+});

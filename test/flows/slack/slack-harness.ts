@@ -1,0 +1,361 @@
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { onTestFinished } from 'vitest';
+import { z } from 'zod';
+import type { ChatModel } from '../../../src/agent/chat-model.js';
+import type { Tool } from '../../../src/agent/tool.js';
+import { loadConfig } from '../../../src/config.js';
+import { type Holdfast, startHoldfast } from '../../../src/main.js';
+import { defineTool } from '../../../src/tools/define-tool.js';
+import { type FakeIdentity, type FakeSlackApi, startFakeSlackApi } from '../../support/fake-slack-api.js';
+import { postSignedToSlackApp, type SignedRequestOptions } from '../../support/sign-slack-request.js';
+import { tempDir } from '../../support/temp-dir.js';
+import { createTestLogger, type TestLogger } from '../../support/test-logger.js';
+
+/** The people in the test workspace. */
+export const people = {
+  alice: 'U0ALICE',
+  bob: 'U0BOB',
+  carol: 'U0CAROL',
+  mallory: 'U0MALLORY',
+} as const;
+export const oncallGroup = 'S0ONCALL';
+export const channel = 'C0OPS';
+
+/** A tool that needs approval and counts how often it really ran. */
+export function countingShellTool(name = 'ops_shell'): { tool: Tool; runs: string[] } {
+  const runs: string[] = [];
+  const tool = defineTool({
+    name,
+    description: 'Runs a shell command on the ops host.',
+    parameters: z.object({ command: z.string() }),
+    permission: (args) => ({ type: 'ask', permissionType: 'shell', summary: `run \`${args.command}\`` }),
+    execute: (args) => {
+      runs.push(args.command);
+      return `ran: ${args.command}`;
+    },
+  });
+  return { tool: tool as Tool, runs };
+}
+
+export interface HarnessOptions {
+  readonly model: ChatModel;
+  readonly tools?: readonly Tool[];
+  readonly env?: Record<string, string>;
+  readonly now?: () => number;
+  /** Who the bot is in the fake workspace (fixtures name their own bot user and team). */
+  readonly identity?: Partial<FakeIdentity>;
+  /** Runs once the fake API is up and before holdfast starts (e.g. to stand up a Socket Mode server). */
+  readonly beforeStart?: (api: FakeSlackApi) => Promise<Record<string, string> | undefined>;
+}
+
+export interface SlackHarness {
+  readonly api: FakeSlackApi;
+  readonly signingSecret: string;
+  readonly databasePath: string;
+  readonly log: TestLogger;
+  readonly holdfast: Holdfast;
+  readonly eventsUrl: string;
+  /** Stops the whole app (its server, runtime and database) and builds a new one on the same file. */
+  restart(next: { model: ChatModel; tools?: readonly Tool[] }): Promise<void>;
+  stop(): Promise<void>;
+  /** An Events API callback around `event`, signed and posted. */
+  sendEvent(
+    event: Record<string, unknown>,
+    options?: { eventId?: string; retryNum?: number } & SignedRequestOptions,
+  ): Promise<{ status: number; text: string }>;
+  /** A channel post that mentions the bot, delivered as `app_mention`; returns its ts. */
+  mention(text: string, options?: { user?: string; ts?: string; threadTs?: string }): Promise<string>;
+  /** A plain message in a thread, delivered as `message`; returns its ts. */
+  reply(threadTs: string, text: string, options?: { user?: string }): Promise<string>;
+  /** A signed `block_actions` click on an approval button of a card. */
+  click(
+    action: 'allow' | 'deny' | 'always',
+    card: { requestId: string; channel: string; ts: string; threadTs?: string },
+    options?: {
+      user?: string;
+      responseName?: string;
+      /** The card in the thread (default), an ephemeral `/approvals` reply, or the App Home tab. */
+      from?: 'card' | 'ephemeral' | 'home';
+    },
+  ): Promise<{ status: number; text: string }>;
+  /** `/approvals [text]` from `user` in `channelId`. */
+  command(
+    text: string,
+    options?: { user?: string; channel?: string; responseName?: string },
+  ): Promise<{
+    status: number;
+    text: string;
+  }>;
+  /** Waits until the runtime has nothing queued or running. */
+  settle(): Promise<void>;
+  /** Resolves once a log line matches (e.g. that an event was handled as a duplicate). */
+  waitForLog(matches: (entry: TestLogger['entries'][number]) => boolean, timeoutMs?: number): Promise<void>;
+}
+
+let tsCounter = 0;
+/** Slack-looking ts values for messages people post; unique within a test run. */
+export function userTs(): string {
+  tsCounter += 1;
+  return `1767220000.${String(tsCounter).padStart(6, '0')}`;
+}
+
+export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
+  const dir = tempDir('holdfast-slack-');
+  const api = await startFakeSlackApi({ identity: options.identity });
+  onTestFinished(() => api.close());
+  api.setUser(people.alice, { name: 'alice' });
+  api.setUser(people.bob, { name: 'bob' });
+  api.setUser(people.carol, { name: 'carol' });
+  api.setUser(people.mallory, { name: 'mallory' });
+  api.setGroupMembers(oncallGroup, [people.carol]);
+  api.setChannel(channel, { name: 'ops' });
+
+  const signingSecret = randomBytes(16).toString('hex');
+  const databasePath = dir.file('holdfast.db');
+  const log = createTestLogger();
+  const extraEnv = (await options.beforeStart?.(api)) ?? {};
+  const env = {
+    SLACK_BOT_TOKEN: api.botToken,
+    SLACK_SIGNING_SECRET: signingSecret,
+    SLACK_API_URL: api.url,
+    PORT: '0',
+    HOLDFAST_DB: databasePath,
+    HOLDFAST_WORKDIR: dir.file('workspace'),
+    HOLDFAST_APPROVERS: people.bob,
+    HOLDFAST_APPROVER_GROUPS: oncallGroup,
+    // The sweep would race the test's own steps; tests call recovery through a restart instead.
+    HOLDFAST_SWEEP_INTERVAL: '1h',
+    HOLDFAST_LOG_LEVEL: 'silent',
+    ...options.env,
+    ...extraEnv,
+  };
+  const config = loadConfig(env, dir.path);
+
+  const start = (model: ChatModel, tools: readonly Tool[] | undefined, logger: Logger) =>
+    startHoldfast(config, { model, tools, logger, now: options.now });
+
+  let holdfast = await start(options.model, options.tools, log.logger);
+  let stopped = false;
+  onTestFinished(async () => {
+    if (!stopped) await holdfast.stop();
+  });
+
+  const eventsUrl = () => {
+    if (!holdfast.eventsUrl) throw new Error('holdfast is not listening for HTTP events');
+    return holdfast.eventsUrl;
+  };
+
+  const sendEvent: SlackHarness['sendEvent'] = (event, sendOptions = {}) => {
+    const { eventId, retryNum, ...signed } = sendOptions;
+    return postSignedToSlackApp(
+      eventsUrl(),
+      signingSecret,
+      {
+        json: {
+          token: 'legacy-verification-token',
+          team_id: api.identity.teamId,
+          api_app_id: 'A0HOLDFAST',
+          event: { event_ts: event.ts, ...event },
+          type: 'event_callback',
+          event_id: eventId ?? `Ev${randomBytes(6).toString('hex').toUpperCase()}`,
+          event_time: Math.floor(Date.now() / 1000),
+          authorizations: [{ team_id: api.identity.teamId, user_id: api.identity.botUserId, is_bot: true }],
+        },
+      },
+      {
+        ...signed,
+        headers: {
+          ...signed.headers,
+          ...(retryNum === undefined
+            ? {}
+            : { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' }),
+        },
+      },
+    );
+  };
+
+  const harness: SlackHarness = {
+    api,
+    signingSecret,
+    databasePath,
+    log,
+    get holdfast() {
+      return holdfast;
+    },
+    get eventsUrl() {
+      return eventsUrl();
+    },
+    async restart(next) {
+      await holdfast.stop();
+      holdfast = await start(next.model, next.tools, log.logger);
+    },
+    async stop() {
+      stopped = true;
+      await holdfast.stop();
+    },
+    sendEvent,
+    async mention(text, mentionOptions = {}) {
+      const ts = mentionOptions.ts ?? userTs();
+      const response = await sendEvent({
+        type: 'app_mention',
+        user: mentionOptions.user ?? people.alice,
+        text: `<@${api.identity.botUserId}> ${text}`,
+        ts,
+        ...(mentionOptions.threadTs ? { thread_ts: mentionOptions.threadTs } : {}),
+        channel,
+      });
+      if (response.status !== 200) throw new Error(`mention refused: ${response.status} ${response.text}`);
+      return ts;
+    },
+    async reply(threadTs, text, replyOptions = {}) {
+      const ts = userTs();
+      const response = await sendEvent({
+        type: 'message',
+        user: replyOptions.user ?? people.alice,
+        text,
+        ts,
+        thread_ts: threadTs,
+        channel,
+        channel_type: 'channel',
+      });
+      if (response.status !== 200) throw new Error(`reply refused: ${response.status} ${response.text}`);
+      return ts;
+    },
+    click(action, card, clickOptions = {}) {
+      const user = clickOptions.user ?? people.bob;
+      const from = clickOptions.from ?? 'card';
+      const stored = api.message(card.channel, card.ts);
+      const where =
+        from === 'home'
+          ? {
+              container: { type: 'view', view_id: 'V0HOME' },
+              view: { id: 'V0HOME', type: 'home', team_id: api.identity.teamId },
+            }
+          : {
+              container: {
+                type: 'message',
+                message_ts: from === 'card' ? card.ts : userTs(),
+                channel_id: card.channel,
+                is_ephemeral: from === 'ephemeral',
+                ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
+              },
+              channel: { id: card.channel, name: 'ops' },
+              message:
+                from === 'card'
+                  ? {
+                      type: 'message',
+                      subtype: 'bot_message',
+                      text: stored?.text ?? '',
+                      ts: card.ts,
+                      ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
+                      blocks: stored?.blocks ?? [],
+                    }
+                  : undefined,
+              response_url: api.responseUrl(clickOptions.responseName ?? `click-${user}`),
+            };
+      return postSignedToSlackApp(eventsUrl(), signingSecret, {
+        payload: {
+          type: 'block_actions',
+          team: { id: api.identity.teamId, domain: 'holdfast-test' },
+          user: {
+            id: user,
+            username: user.toLowerCase(),
+            name: user.toLowerCase(),
+            team_id: api.identity.teamId,
+          },
+          api_app_id: 'A0HOLDFAST',
+          token: 'legacy-verification-token',
+          trigger_id: `${Date.now()}.1.${randomBytes(8).toString('hex')}`,
+          ...where,
+          actions: [
+            {
+              action_id: `holdfast.approval.${action}`,
+              block_id: `holdfast.approval:${card.requestId}`,
+              value: card.requestId,
+              type: 'button',
+              action_ts: `${Math.floor(Date.now() / 1000)}.000100`,
+            },
+          ],
+        },
+      });
+    },
+    command(text, commandOptions = {}) {
+      const user = commandOptions.user ?? people.bob;
+      return postSignedToSlackApp(eventsUrl(), signingSecret, {
+        form: {
+          token: 'legacy-verification-token',
+          team_id: api.identity.teamId,
+          team_domain: 'holdfast-test',
+          channel_id: commandOptions.channel ?? channel,
+          channel_name: 'ops',
+          user_id: user,
+          user_name: user.toLowerCase(),
+          command: '/approvals',
+          text,
+          api_app_id: 'A0HOLDFAST',
+          response_url: api.responseUrl(commandOptions.responseName ?? `command-${user}`),
+          trigger_id: `${Date.now()}.1.${randomBytes(8).toString('hex')}`,
+        },
+      });
+    },
+    settle: () => holdfast.runtime.idle(),
+    waitForLog(matches, timeoutMs = 10_000) {
+      return eventually(() => log.entries.some(matches), 'a matching log line', timeoutMs);
+    },
+  };
+  return harness;
+}
+
+/** Polls `check` until it holds; for effects that land after Bolt has already answered the request. */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The approval card posted in a thread, with its request id read from the Allow button. */
+export async function waitForCard(
+  api: FakeSlackApi,
+  threadTs: string,
+): Promise<{ requestId: string; channel: string; ts: string; threadTs: string; call: SlackCall }> {
+  const call = await api.waitFor(
+    'chat.postMessage',
+    (candidate) =>
+      candidate.params.thread_ts === threadTs &&
+      String(candidate.params.text ?? '').startsWith('Approval needed') &&
+      candidate.response.ok === true,
+  );
+  const requestId = approvalButtons(call.params.blocks).find(
+    (button) => button.action_id === 'holdfast.approval.allow',
+  )?.value;
+  if (typeof requestId !== 'string') throw new Error('the approval card has no Allow button');
+  return { requestId, channel: String(call.params.channel), ts: String(call.response.ts), threadTs, call };
+}
+
+type SlackCall = FakeSlackApi['calls'][number];
+
+/** Every button in a message's actions blocks. */
+export function approvalButtons(blocks: unknown): Array<Record<string, unknown>> {
+  if (!Array.isArray(blocks)) return [];
+  return blocks
+    .filter((block): block is { type: 'actions'; elements: unknown[] } => block?.type === 'actions')
+    .flatMap((block) => block.elements as Array<Record<string, unknown>>);
+}
+
+/** Rows as the database file holds them, read through a separate read-only connection. */
+export function readRows(
+  databasePath: string,
+  sql: string,
+  ...params: unknown[]
+): Array<Record<string, unknown>> {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
+}

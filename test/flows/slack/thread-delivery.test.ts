@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { HoldfastError } from '../../../src/errors.js';
+import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { channel, people, readRows, startSlackHarness } from './slack-harness.js';
+
+class ModelRateLimited extends HoldfastError {
+  readonly code = 'model_rate_limited';
+}
+
+function sectionTexts(blocks: unknown): string[] {
+  return (blocks as Array<{ type: string; text?: { text: string } }>)
+    .filter((block) => block.type === 'section')
+    .map((block) => block.text?.text ?? '');
+}
+
+describe('posting to the thread', () => {
+  it('splits a long answer into several messages, each within Block Kit limits, in order', async () => {
+    const paragraphs = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `Paragraph ${i + 1}: ${'the web tier reports healthy latency and no errors. '.repeat(6).trim()}`,
+    );
+    const answer = paragraphs.join('\n\n');
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text(answer)]) });
+
+    const threadTs = await slack.mention('write me the long report');
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'white_check_mark');
+    await slack.settle();
+
+    const posts = slack.api
+      .succeeded('chat.postMessage')
+      .filter((call) => call.params.thread_ts === threadTs);
+    expect(posts.length).toBeGreaterThan(1);
+    for (const post of posts) {
+      const blocks = post.params.blocks as unknown[];
+      expect(String(post.params.text).length).toBeLessThanOrEqual(4000);
+      expect(blocks.length).toBeLessThanOrEqual(50);
+      const texts = sectionTexts(blocks);
+      for (const text of texts) expect(text.length).toBeLessThanOrEqual(3000);
+      expect(texts.join('').length).toBeLessThanOrEqual(10_000);
+    }
+    const delivered = posts.flatMap((post) => sectionTexts(post.params.blocks)).join('\n\n');
+    expect(delivered).toBe(answer);
+  });
+
+  it('waits out a 429 and posts the answer exactly once', async () => {
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('All quiet.')]) });
+    slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 0 });
+
+    const threadTs = await slack.mention('anything on fire?');
+    await slack.api.waitFor('chat.postMessage', (call) => call.response.ok === true);
+    await slack.settle();
+
+    const attempts = slack.api.callsTo('chat.postMessage').map((call) => [call.status, call.params.text]);
+    expect(attempts).toEqual([
+      [429, 'All quiet.'],
+      [200, 'All quiet.'],
+    ]);
+    expect(slack.api.thread(channel, threadTs).map((message) => message.text)).toEqual(['All quiet.']);
+    const [turn] = readRows(slack.databasePath, 'SELECT status, answer_posted_at FROM turns');
+    expect(turn?.status).toBe('completed');
+    expect(turn?.answer_posted_at).not.toBeNull();
+  });
+
+  it('retries a 5xx and posts the answer exactly once', async () => {
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('All quiet.')]) });
+    slack.api.failNext('chat.postMessage', { type: 'http', status: 503 });
+
+    const threadTs = await slack.mention('anything on fire?');
+    await slack.api.waitFor('chat.postMessage', (call) => call.response.ok === true);
+    await slack.settle();
+
+    expect(slack.api.callsTo('chat.postMessage').map((call) => call.status)).toEqual([503, 200]);
+    expect(slack.api.thread(channel, threadTs).map((message) => message.text)).toEqual(['All quiet.']);
+  });
+
+  it('gives up on a thread it is not in, tells the requester directly, and never posts twice', async () => {
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('All quiet.')]) });
+    slack.api.failNext('chat.postMessage', { type: 'error', error: 'not_in_channel' });
+
+    const threadTs = await slack.mention('anything on fire?');
+    const direct = await slack.api.waitFor(
+      'chat.postMessage',
+      (call) => call.params.channel === people.alice,
+    );
+    await slack.settle();
+
+    expect(String(direct.params.text)).toContain('holdfast is not a member of that channel');
+    expect(String(direct.params.text)).toContain(`<#${channel}>`);
+    const inThread = slack.api.callsTo('chat.postMessage').filter((call) => call.params.channel === channel);
+    expect(inThread).toHaveLength(1);
+    expect(slack.api.thread(channel, threadTs)).toEqual([]);
+    expect(slack.api.succeeded('reactions.add').map((call) => call.params.name)).toContain('x');
+    const [turn] = readRows(slack.databasePath, 'SELECT answer_posted_at FROM turns');
+    expect(turn?.answer_posted_at).not.toBeNull();
+
+    // A restart's recovery does not try the thread again.
+    await slack.restart({ model: new ScriptedChatModel([]) });
+    await slack.settle();
+    expect(
+      slack.api.callsTo('chat.postMessage').filter((call) => call.params.channel === channel),
+    ).toHaveLength(1);
+  });
+
+  it('fails the turn with one short notice when the model is rate limited', async () => {
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([new ModelRateLimited('429 from the provider: slow down')]),
+    });
+    slack.api.failNext('chat.postMessage', { type: 'http', status: 502 });
+
+    const threadTs = await slack.mention('anything on fire?');
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'x');
+    await slack.api.waitFor('chat.postMessage', (call) => call.response.ok === true);
+    await slack.settle();
+
+    const notices = slack.api.thread(channel, threadTs).map((message) => message.text);
+    expect(notices).toEqual([
+      '⚠️ Something went wrong: the model is rate limited right now. Send your message again in a minute.',
+    ]);
+    expect(notices[0]).not.toContain('slow down');
+    expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
+      { status: 'failed', error_code: 'model_rate_limited' },
+    ]);
+  });
+});
