@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+
+export interface ProcessRequest {
+  readonly command: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  /** Bytes of stdout+stderr kept; the rest is counted and dropped. */
+  readonly outputLimit: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface ProcessOutcome {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly output: string;
+  readonly truncatedBytes: number;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+}
+
+const killGraceMs = 2_000;
+
+/**
+ * Runs a shell command in its own process group, so a timeout or an abort kills everything it started
+ * (`sleep 600 &` included), not just the shell.
+ */
+export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', request.command], {
+      cwd: request.cwd,
+      env: { ...request.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncatedBytes = 0;
+    let timedOut = false;
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    const collect = (chunk: Buffer) => {
+      const room = request.outputLimit - kept;
+      if (room > 0) {
+        chunks.push(chunk.subarray(0, room));
+        kept += Math.min(room, chunk.length);
+      }
+      truncatedBytes += Math.max(0, chunk.length - Math.max(room, 0));
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const stop = () => {
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), killGraceMs);
+      killTimer.unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, request.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.once('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
+      // Whatever the shell left running in its group goes with it.
+      killGroup('SIGKILL');
+      if (killTimer) clearTimeout(killTimer);
+      resolve({
+        exitCode,
+        signal,
+        output: Buffer.concat(chunks).toString('utf8'),
+        truncatedBytes,
+        timedOut,
+        aborted,
+      });
+    });
+  });
+}
+
+/** The text the model sees: output, then a status line it can rely on. */
+export function describeProcess(outcome: ProcessOutcome, timeoutMs: number): string {
+  const lines = [outcome.output.trimEnd() || '(no output)'];
+  if (outcome.truncatedBytes > 0) lines.push(`[output truncated: ${outcome.truncatedBytes} more bytes]`);
+  if (outcome.timedOut)
+    lines.push(`[timed out after ${Math.round(timeoutMs / 1000)}s; the process group was killed]`);
+  else if (outcome.aborted) lines.push('[stopped: holdfast is shutting down]');
+  else if (outcome.exitCode !== null) lines.push(`[exit code ${outcome.exitCode}]`);
+  else lines.push(`[killed by ${outcome.signal}]`);
+  return lines.join('\n');
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineTool } from './define-tool.js';
+import { describeProcess, runProcess } from './run-process.js';
+import { toolEnvironment } from './tool-environment.js';
+import { resolveInWorkdir } from './workdir-path.js';
+
+export interface RunShellOptions {
+  readonly workdir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs: number;
+  readonly outputLimit?: number;
+}
+
+export function createRunShellTool(options: RunShellOptions) {
+  return defineTool({
+    name: 'run_shell',
+    description:
+      'Run a shell command (sh -c) in the working directory. Always needs a human approval unless a policy rule allows it. Returns the output and the exit code.',
+    parameters: z.object({
+      command: z.string().min(1).max(4_000).describe('The exact command line to run'),
+      cwd: z.string().optional().describe('A directory relative to the working directory'),
+    }),
+    permission: (args) => ({
+      type: 'ask',
+      permissionType: 'shell',
+      summary: `run \`${args.command}\``,
+    }),
+    async execute(args, ctx) {
+      const cwd = args.cwd ? await resolveInWorkdir(options.workdir, args.cwd) : options.workdir;
+      const outcome = await runProcess({
+        command: args.command,
+        cwd,
+        env: toolEnvironment(options.env),
+        timeoutMs: options.timeoutMs,
+        outputLimit: options.outputLimit ?? 16_000,
+        signal: ctx.signal,
+      });
+      return describeProcess(outcome, options.timeoutMs);
+    },
+  });
+}
