@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ToolSpec } from '../agent/chat-model.js';
+import { createDemoChatModel } from './demo-chat-model.js';
+
+const spec = (name: string): ToolSpec => ({ name, description: name, parameters: { type: 'object' } });
+const allTools = ['run_shell', 'http_request', 'deploy', 'list_files', 'read_file'].map(spec);
+
+async function ask(content: string, tools = allTools) {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'You are holdfast.' },
+    { role: 'user', content },
+  ];
+  return createDemoChatModel().complete({ messages, tools });
+}
+
+const onlyCall = async (content: string, tools = allTools) => {
+  const reply = await ask(content, tools);
+  expect(reply.toolCalls).toHaveLength(1);
+  const [call] = reply.toolCalls;
+  return { name: call?.name, args: JSON.parse(call?.arguments ?? '{}') as unknown };
+};
+
+describe('demo chat model', () => {
+  it('runs a shell command given in backticks or plainly', async () => {
+    expect(await onlyCall('@alice: @holdfast run `df -h`')).toEqual({
+      name: 'run_shell',
+      args: { command: 'df -h' },
+    });
+    expect(await onlyCall('@alice: run df -h')).toEqual({ name: 'run_shell', args: { command: 'df -h' } });
+  });
+
+  it('checks a URL, deploys, lists and reads files', async () => {
+    expect(await onlyCall('@bob: check https://example.com/health')).toEqual({
+      name: 'http_request',
+      args: { method: 'GET', url: 'https://example.com/health' },
+    });
+    expect(await onlyCall('@bob: deploy api')).toEqual({ name: 'deploy', args: { service: 'api' } });
+    expect(await onlyCall('@bob: list files')).toEqual({ name: 'list_files', args: {} });
+    expect(await onlyCall('@bob: read notes.txt')).toEqual({
+      name: 'read_file',
+      args: { path: 'notes.txt' },
+    });
+  });
+
+  it('says deploys are not configured when there is no deploy tool', async () => {
+    const reply = await ask(
+      '@bob: deploy api',
+      allTools.filter((tool) => tool.name !== 'deploy'),
+    );
+    expect(reply.toolCalls).toEqual([]);
+    expect(reply.content).toMatch(/not configured/);
+  });
+
+  it('explains what it can do otherwise', async () => {
+    const reply = await ask('@alice: @holdfast hello');
+    expect(reply.toolCalls).toEqual([]);
+    expect(reply.content).toContain('run `df -h`');
+  });
+
+  it('summarizes a tool result, quoting it, including refusals and timeouts', async () => {
+    const model = createDemoChatModel();
+    const conversation = (result: string): ChatMessage[] => [
+      { role: 'user', content: '@alice: run `echo hi`' },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'call_1', name: 'run_shell', arguments: '{"command":"echo hi"}' }],
+      },
+      { role: 'tool', toolCallId: 'call_1', content: result },
+    ];
+    const done = await model.complete({ messages: conversation('hi\n'), tools: allTools });
+    expect(done).toEqual({ content: '`run_shell` finished. Result:\n```\nhi\n```', toolCalls: [] });
+    const denied = await model.complete({
+      messages: conversation('Not run: denied by bob'),
+      tools: allTools,
+    });
+    expect(denied.content).toBe('`run_shell` was not run. denied by bob');
+    const late = await model.complete({
+      messages: conversation('Error: timed out after 60s'),
+      tools: allTools,
+    });
+    expect(late.content).toContain('timed out');
+    expect(late.content).toContain('Error: timed out after 60s');
+  });
+
+  it('gives the same call id for the same conversation', async () => {
+    const first = await ask('@alice: run `ls`');
+    const second = await ask('@alice: run `ls`');
+    expect(first).toEqual(second);
+  });
+});

@@ -1,0 +1,89 @@
+import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
+
+/**
+ * A model for trying holdfast without an API key: it reads the last message and picks a tool by simple
+ * patterns, so the approval flow can be seen end to end. The same conversation always gets the same reply.
+ */
+export function createDemoChatModel(): ChatModel {
+  return {
+    async complete(request: ChatRequest): Promise<ModelReply> {
+      const last = request.messages.at(-1);
+      if (!last) return text(helpText(request));
+      if (last.role === 'tool') return text(summarizeResult(request.messages, last));
+      if (last.role !== 'user') return text(helpText(request));
+      return replyTo(withoutSpeaker(last.content), request);
+    },
+  };
+}
+
+const callId = (request: ChatRequest) => `call_demo_${request.messages.length}`;
+
+function replyTo(message: string, request: ChatRequest): ModelReply {
+  const has = (name: string) => request.tools.some((tool) => tool.name === name);
+  const call = (name: string, args: Record<string, unknown>): ModelReply =>
+    has(name)
+      ? { content: null, toolCalls: [{ id: callId(request), name, arguments: JSON.stringify(args) }] }
+      : text(`The \`${name}\` tool is not configured here.`);
+
+  const shell = /\brun\s+`([^`]+)`/i.exec(message) ?? /\brun\s+(.+?)\s*$/i.exec(message);
+  if (shell?.[1]) return call('run_shell', { command: shell[1].trim() });
+  const url = /\bcheck\s+<?(https?:\/\/[^\s>|]+)/i.exec(message);
+  if (url?.[1]) return call('http_request', { method: 'GET', url: url[1] });
+  const deploy = /\bdeploy\s+([a-z0-9][a-z0-9_-]*)/i.exec(message);
+  if (deploy?.[1]) {
+    if (!has('deploy'))
+      return text('Deploys are not configured here (set HOLDFAST_DEPLOY_SERVICES to add a service).');
+    return call('deploy', { service: deploy[1].toLowerCase() });
+  }
+  if (/\blist\s+files\b/i.test(message)) return call('list_files', {});
+  const read = /\bread\s+`?([^\s`]+)`?/i.exec(message);
+  if (read?.[1]) return call('read_file', { path: read[1] });
+  return text(helpText(request));
+}
+
+/** Users' turns arrive as `@alice: text`; mentions of the bot are already rendered as `@holdfast`. */
+function withoutSpeaker(content: string): string {
+  return content
+    .replace(/^@[^:]{1,80}:\s*/, '')
+    .replace(/@holdfast\b/gi, '')
+    .trim();
+}
+
+function summarizeResult(messages: readonly ChatMessage[], result: { toolCallId: string; content: string }) {
+  const call = findCall(messages, result.toolCallId);
+  const name = call ? `\`${call.name}\`` : 'The tool';
+  const output = result.content.trim();
+  if (/^Not run:/i.test(output)) return `${name} was not run. ${output.replace(/^Not run:\s*/i, '')}`;
+  if (/timed out/i.test(output)) return `${name} timed out:\n\`\`\`\n${clip(output)}\n\`\`\``;
+  if (output === '') return `${name} finished with no output.`;
+  return `${name} finished. Result:\n\`\`\`\n${clip(output)}\n\`\`\``;
+}
+
+function findCall(messages: readonly ChatMessage[], id: string): ToolCall | undefined {
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    const found = message.toolCalls?.find((call) => call.id === id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function clip(output: string): string {
+  return output.length > 2_000 ? `${output.slice(0, 2_000)}\n…` : output;
+}
+
+function helpText(request: ChatRequest): string {
+  const tools = new Set(request.tools.map((tool) => tool.name));
+  const examples = [
+    tools.has('run_shell') && '"run `df -h`"',
+    tools.has('http_request') && '"check https://example.com"',
+    tools.has('deploy') && '"deploy api"',
+    tools.has('list_files') && '"list files"',
+    tools.has('read_file') && '"read notes.txt"',
+  ].filter(Boolean);
+  return `I am the demo model. Try ${examples.length > 0 ? examples.join(', ') : 'asking for a tool'}.`;
+}
+
+function text(content: string): ModelReply {
+  return { content, toolCalls: [] };
+}
