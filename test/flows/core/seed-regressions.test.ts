@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
+import { countingTool, safeTool, startCoreHarness, threadId, toolResults } from './core-harness.js';
+
+describe('seed regressions', () => {
+  it('suspends on ApprovalPending instead of turning it into a tool error', async () => {
+    const restart = countingTool();
+    const model = new ScriptedChatModel([reply.toolCalls(['restart_service', { service: 'web' }])]);
+    const core = startCoreHarness({ model, tools: [restart.tool] });
+
+    await core.submit('1767220000.000100', 'restart web');
+    const outcome = await core.nextOutcome();
+
+    expect(outcome.type).toBe('awaiting-approval');
+    const pending = await core.store.approvals.pending({ conversationId: threadId('1767220000.000100') });
+    expect(pending.map((row) => [row.toolCallId, row.decision])).toEqual([['call_1', null]]);
+    expect(toolResults(await core.messages('1767220000.000100')).has('call_1')).toBe(false);
+    expect(restart.runs).toEqual([]);
+    expect(model.calls).toHaveLength(1);
+  });
+
+  it('leaves no synthetic canceled or error result for the waiting call once the loop unwinds', async () => {
+    const restart = countingTool();
+    const model = new ScriptedChatModel([reply.toolCalls(['restart_service', { service: 'web' }])]);
+    const core = startCoreHarness({ model, tools: [restart.tool] });
+
+    await core.submit('1767220000.000200', 'restart web');
+    expect((await core.nextOutcome()).type).toBe('awaiting-approval');
+    await core.runtime.idle();
+
+    const toolRows = core.db
+      .prepare("SELECT tool_call_id, content FROM messages WHERE role = 'tool'")
+      .all() as Array<{ tool_call_id: string; content: string }>;
+    expect(toolRows).toEqual([]);
+    const turn = core.db.prepare('SELECT status, error_code FROM turns').get() as {
+      status: string;
+      error_code: string | null;
+    };
+    expect(turn).toEqual({ status: 'awaiting_approval', error_code: null });
+    const ledger = core.db.prepare('SELECT count(*) AS n FROM tool_executions').get() as { n: number };
+    expect(ledger.n).toBe(0);
+  });
+
+  it('keeps the sibling result of a parallel batch and does not run the sibling again on resume', async () => {
+    const status = safeTool();
+    const restart = countingTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(
+        ['read_status', { service: 'web' }, 'call_a'],
+        ['restart_service', { service: 'web' }, 'call_b'],
+      ),
+      reply.text('web restarted, it was up before'),
+    ]);
+    const core = startCoreHarness({ model, tools: [status.tool, restart.tool] });
+    const threadTs = '1767220000.000300';
+
+    await core.submit(threadTs, 'check and restart web');
+    const suspended = await core.nextOutcome();
+    expect(suspended.type).toBe('awaiting-approval');
+    if (suspended.type !== 'awaiting-approval') return;
+
+    // The sibling's result is on disk before the turn parks.
+    const beforeResume = toolResults(await core.messages(threadTs));
+    expect(beforeResume.get('call_a')).toBe('web is up');
+    expect(beforeResume.has('call_b')).toBe(false);
+    expect(status.runs).toEqual(['web']);
+
+    const decision = await core.decide(suspended.approval.requestId, 'allow');
+    expect(decision.type).toBe('decided');
+    const resumed = await core.nextOutcome();
+    expect(resumed.type).toBe('completed');
+
+    expect(status.runs).toEqual(['web']);
+    expect(restart.runs).toEqual(['web']);
+    expect(model.calls).toHaveLength(2);
+    const secondCall = model.calls[1]!.messages;
+    const seen = toolResults(secondCall);
+    expect(seen.get('call_a')).toBe('web is up');
+    expect(seen.get('call_b')).toBe('restarted web');
+    expect(secondCall.filter((message) => message.role === 'tool')).toHaveLength(2);
+    expect((await core.messages(threadTs)).at(-1)).toEqual({
+      role: 'assistant',
+      content: 'web restarted, it was up before',
+    });
+  });
+});
