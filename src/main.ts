@@ -53,7 +53,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
     });
   const now = overrides.now ?? Date.now;
-  const policy = withEnvironmentApprovers(
+  let policy = withEnvironmentApprovers(
     config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
     config,
   );
@@ -102,6 +102,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         now,
       });
       closers.push(() => workspace?.close());
+      // The seeded on-call people approve in local mode, so the approval flow can be tried at once.
+      policy = withApprovers(policy, workspace.approverUserIds, workspace.approverGroupIds);
       slackConfig = { type: 'http', botToken, signingSecret, port: eventsPort, apiUrl: workspace.apiUrl };
     } else {
       eventsPort = slackConfig.type === 'http' ? slackConfig.port : 0;
@@ -216,14 +218,24 @@ function buildModel(config: Config, logger: Logger): ChatModel {
 
 /** HOLDFAST_APPROVERS and friends add to the policy file's defaults rather than replace them. */
 function withEnvironmentApprovers(policy: Policy, config: Config): Policy {
+  const widened = withApprovers(policy, config.approvers.users, config.approvers.groups);
+  return {
+    ...widened,
+    approvers: {
+      ...widened.approvers,
+      allowSelfApproval: policy.approvers.allowSelfApproval || config.allowSelfApproval,
+    },
+  };
+}
+
+function withApprovers(policy: Policy, users: readonly string[], groups: readonly string[]): Policy {
   return {
     ...policy,
     approvers: {
       ...policy.approvers,
-      allowSelfApproval: policy.approvers.allowSelfApproval || config.allowSelfApproval,
       default: {
-        users: [...new Set([...policy.approvers.default.users, ...config.approvers.users])],
-        groups: [...new Set([...policy.approvers.default.groups, ...config.approvers.groups])],
+        users: [...new Set([...policy.approvers.default.users, ...users])],
+        groups: [...new Set([...policy.approvers.default.groups, ...groups])],
       },
     },
   };

@@ -1,0 +1,1 @@
+export const localPage = '<!doctype html><title>holdfast</title>';

@@ -1,0 +1,189 @@
+import type { LocalStore } from './local-store.js';
+import { findUser, localBot, localChannels, localGroups, localTeam, resolveChannel } from './seed.js';
+
+export type WebApiParams = Record<string, unknown>;
+export type WebApiResponse = Record<string, unknown>;
+
+export interface WebApiDeps {
+  readonly store: LocalStore;
+  readonly origin: () => string;
+  /** Called after anything the page shows has changed. */
+  readonly changed: () => void;
+}
+
+/** JSON-valued form fields the WebClient sends as strings. */
+const jsonFields = new Set(['blocks', 'attachments', 'view', 'metadata']);
+
+export function parseWebApiParams(raw: string, contentType: string | undefined): WebApiParams {
+  if (contentType?.includes('application/json')) {
+    const value = safeJson(raw);
+    return value !== null && typeof value === 'object' ? (value as WebApiParams) : {};
+  }
+  const params: WebApiParams = {};
+  for (const [name, value] of new URLSearchParams(raw))
+    params[name] = jsonFields.has(name) ? safeJson(value) : value;
+  return params;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const botAuthor = { user: localBot.userId, botId: localBot.botId };
+
+/** Slack's Web API methods holdfast calls, answered in Slack's shapes from the local store. */
+export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiParams): WebApiResponse {
+  const text = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
+  const blocks = Array.isArray(params.blocks) ? (params.blocks as unknown[]) : undefined;
+  const { store } = deps;
+  switch (method) {
+    case 'auth.test':
+      return {
+        ok: true,
+        url: `${deps.origin()}/`,
+        team: localTeam.name,
+        user: localBot.name,
+        team_id: localTeam.id,
+        user_id: localBot.userId,
+        bot_id: localBot.botId,
+        is_enterprise_install: false,
+      };
+    case 'chat.postMessage': {
+      const channel = resolveChannel(text('channel') ?? '');
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      if (!text('text') && !blocks) return { ok: false, error: 'no_text' };
+      const threadTs = text('thread_ts');
+      if (threadTs && !store.message(channel.id, threadTs)) return { ok: false, error: 'thread_not_found' };
+      const message = store.addMessage({
+        ...botAuthor,
+        channel: channel.id,
+        threadTs,
+        text: text('text') ?? '',
+        blocks: blocks ?? [],
+      });
+      deps.changed();
+      return { ok: true, channel: channel.id, ts: message.ts, message: wireMessage(message) };
+    }
+    case 'chat.update': {
+      const channel = resolveChannel(text('channel') ?? '');
+      const ts = text('ts') ?? '';
+      const updated = channel && store.updateMessage(channel.id, ts, { text: text('text'), blocks });
+      if (!updated) return { ok: false, error: 'message_not_found' };
+      deps.changed();
+      return { ok: true, channel: updated.channel, ts, text: updated.text, message: wireMessage(updated) };
+    }
+    case 'chat.postEphemeral': {
+      const channel = resolveChannel(text('channel') ?? '');
+      const user = findUser(text('user') ?? '');
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      if (!user) return { ok: false, error: 'user_not_in_channel' };
+      const ephemeral = store.addEphemeral({
+        channel: channel.id,
+        user: user.id,
+        threadTs: text('thread_ts'),
+        text: text('text') ?? '',
+        blocks: blocks ?? [],
+      });
+      deps.changed();
+      return { ok: true, message_ts: ephemeral.ts };
+    }
+    case 'chat.getPermalink': {
+      const channel = text('channel') ?? '';
+      const ts = text('message_ts') ?? '';
+      if (!store.message(channel, ts)) return { ok: false, error: 'message_not_found' };
+      return { ok: true, channel, permalink: `${deps.origin()}/#${channel}/${ts}` };
+    }
+    case 'reactions.add':
+    case 'reactions.remove': {
+      const reaction = {
+        channel: text('channel') ?? '',
+        ts: text('timestamp') ?? '',
+        name: text('name') ?? '',
+        user: localBot.userId,
+      };
+      if (!store.message(reaction.channel, reaction.ts)) return { ok: false, error: 'message_not_found' };
+      if (method === 'reactions.add' && !store.addReaction(reaction))
+        return { ok: false, error: 'already_reacted' };
+      if (method === 'reactions.remove' && !store.removeReaction(reaction))
+        return { ok: false, error: 'no_reaction' };
+      deps.changed();
+      return { ok: true };
+    }
+    case 'users.info': {
+      const id = text('user') ?? '';
+      if (id === localBot.userId)
+        return { ok: true, user: userShape(id, localBot.name, localBot.name, true) };
+      const user = findUser(id);
+      if (!user || user.id !== id) return { ok: false, error: 'user_not_found' };
+      return { ok: true, user: userShape(user.id, user.name, user.realName, false) };
+    }
+    case 'usergroups.users.list': {
+      const group = localGroups.find((candidate) => candidate.id === text('usergroup'));
+      return group ? { ok: true, users: [...group.members] } : { ok: false, error: 'no_such_subteam' };
+    }
+    case 'conversations.info': {
+      const channel = localChannels.find((candidate) => candidate.id === text('channel'));
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      return {
+        ok: true,
+        channel: {
+          id: channel.id,
+          name: channel.name,
+          is_channel: channel.type === 'channel',
+          is_im: channel.type === 'im',
+          is_private: channel.type === 'im',
+          is_member: true,
+          ...(channel.member ? { user: channel.member } : {}),
+        },
+      };
+    }
+    case 'views.publish': {
+      const view = params.view as Record<string, unknown> | undefined;
+      const user = findUser(text('user_id') ?? '');
+      if (view?.type !== 'home') return { ok: false, error: 'invalid_arguments' };
+      if (!user) return { ok: false, error: 'user_not_found' };
+      store.publishView(user.id, view);
+      deps.changed();
+      return { ok: true, view: { id: `V${user.id}`, team_id: localTeam.id, ...view } };
+    }
+    case 'assistant.threads.setStatus':
+      return { ok: true };
+    default:
+      return { ok: false, error: 'unknown_method' };
+  }
+}
+
+function userShape(id: string, name: string, realName: string, isBot: boolean) {
+  return {
+    id,
+    team_id: localTeam.id,
+    name,
+    real_name: realName,
+    is_bot: isBot,
+    profile: { display_name: name, real_name: realName },
+  };
+}
+
+export function wireMessage(message: {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  user: string;
+  botId?: string;
+  text: string;
+  blocks: readonly unknown[];
+}): Record<string, unknown> {
+  return {
+    type: 'message',
+    ...(message.botId ? { subtype: 'bot_message', bot_id: message.botId } : {}),
+    user: message.user,
+    text: message.text,
+    ts: message.ts,
+    ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+    ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+  };
+}
