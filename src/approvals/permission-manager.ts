@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { ApprovalPending } from '../agent/approval-pending.js';
 import type {
@@ -72,7 +73,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
 
       // Invariant 4: on resume the stored decision is the answer, with no human and no model involved.
       const existing = await store.approvals.forCall(call.transcriptId, call.toolCallId);
-      if (existing) return decisionFrom(existing, request.argsHash);
+      if (existing) return decisionFrom(existing, request);
 
       const permission =
         request.toolPermission.type === 'ask'
@@ -95,7 +96,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
         expiresAt:
           now() + (expiryFor(policy, request.toolName, permission.permissionType) ?? defaultExpiryMs),
       });
-      if (created.type === 'exists') return decisionFrom(created.approval, request.argsHash);
+      if (created.type === 'exists') return decisionFrom(created.approval, request);
       logger.info({ requestId: created.approval.requestId, tool: request.toolName }, 'approval requested');
       // Thrown only now that the row is committed: a crash from here on loses nothing.
       throw new ApprovalPending(created.approval);
@@ -103,8 +104,9 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
   };
 }
 
-function decisionFrom(approval: Approval, argsHash: string): PermissionDecision {
-  if (approval.argsHash !== argsHash) {
+function decisionFrom(approval: Approval, request: PermissionRequest): PermissionDecision {
+  // The card shows the row's arguments, so they must match the call as well as its hash does.
+  if (approval.argsHash !== request.argsHash || !sameStoredArguments(approval.arguments, request.args)) {
     return {
       type: 'denied',
       source: 'approval',
@@ -131,6 +133,12 @@ function decisionFrom(approval: Approval, argsHash: string): PermissionDecision 
           'the approval request timed out before anyone decided. Ask the user whether to request it again.',
       };
   }
+}
+
+/** Compared as they round-trip through the row's JSON column, which is where the card reads them from. */
+function sameStoredArguments(stored: unknown, args: unknown): boolean {
+  const asStored: unknown = JSON.parse(JSON.stringify({ arguments: args })).arguments;
+  return isDeepStrictEqual(stored, asStored);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
