@@ -23,7 +23,7 @@ const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_sha
 /**
  * One Slack message → at most one turn. A mention in a channel starts a conversation in its thread;
  * replies in a known thread and DMs continue one. Slack delivers at least once, and one post arrives as
- * both `message` and `app_mention`: the delivery keys (event id, channel:ts) make both a single turn.
+ * both `message` and `app_mention`: the trigger key (channel:ts) makes every copy a single turn.
  */
 export async function receiveMessage(
   deps: ReceiveMessageDeps,
@@ -47,15 +47,14 @@ export async function receiveMessage(
     if (!known) return { type: 'ignored', reason: 'thread holdfast is not part of' };
   }
 
-  const deliveryKeys = [`message:${event.channel}:${event.ts}`];
-  if (envelope.eventId) deliveryKeys.push(`event:${envelope.eventId}`);
-  if (!(await deps.runtime.store.deliveries.firstSighting(deliveryKeys))) return { type: 'duplicate' };
-
   const text = await renderMentions(event.text, {
     botUserId: deps.botUserId,
     userName: (userId) => deps.slack.userName(userId),
   });
   const speaker = (await deps.slack.userName(event.user)) ?? event.user;
+  // Slack's retries (same event_id) and the message/app_mention twins all carry the same channel:ts, and
+  // the turn's trigger key is unique in the same commit that enqueues it: one post, one turn, no extra
+  // write per delivery.
   const result = await deps.runtime.submit({
     ...key,
     triggerKey: `${event.channel}:${event.ts}`,
