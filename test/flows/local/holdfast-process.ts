@@ -1,0 +1,122 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** holdfast started the way `npm start` does, in local mode: no Slack token, no OpenAI key. */
+export interface HoldfastProcess {
+  readonly url: string;
+  readonly output: () => string;
+  stop(): Promise<void>;
+}
+
+export async function startHoldfastProcess(options: {
+  port: number;
+  dir: string;
+  timeoutMs?: number;
+}): Promise<HoldfastProcess> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? options.dir,
+      PORT: String(options.port),
+      HOLDFAST_DB: path.join(options.dir, 'holdfast.db'),
+      HOLDFAST_WORKDIR: path.join(options.dir, 'work'),
+      HOLDFAST_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const exited = once(child, 'exit');
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      reject(new Error(`holdfast printed no URL within ${options.timeoutMs ?? 30_000} ms:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
+    const poll = setInterval(() => {
+      const match = /holdfast local workspace: (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(match[1]);
+      } else if (child.exitCode !== null) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        reject(new Error(`holdfast exited with ${child.exitCode}:\n${output}`));
+      }
+    }, 50);
+  });
+
+  return {
+    url,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StateMessage {
+  readonly channel: string;
+  readonly ts: string;
+  readonly threadTs?: string;
+  readonly user: string;
+  readonly text: string;
+  readonly blocks: readonly { type: string; elements?: { action_id?: string; value?: string }[] }[];
+}
+
+export interface WorkspaceState {
+  readonly messages: readonly StateMessage[];
+  readonly ephemerals: readonly { channel: string; threadTs?: string; text: string }[];
+}
+
+export async function readState(url: string, as: string): Promise<WorkspaceState> {
+  const response = await fetch(new URL(`/state?as=${as}`, url));
+  return (await response.json()) as WorkspaceState;
+}
+
+/** Polls `/state` until `find` returns something; the flow is asynchronous across two HTTP hops. */
+export async function waitForState<T>(
+  url: string,
+  as: string,
+  find: (state: WorkspaceState) => T | undefined,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: WorkspaceState | undefined;
+  while (Date.now() < deadline) {
+    last = await readState(url, as);
+    const found = find(last);
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never saw ${what}; last state:\n${JSON.stringify(last, null, 2)}`);
+}
