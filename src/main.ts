@@ -73,7 +73,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         shellTimeoutMs: config.shellTimeoutMs,
         httpAllowHosts: [...config.httpAllowHosts],
         sqlUrl: config.sqlUrl,
-        deployServices: config.deployServices,
+        deployServices: deployServicesFor(config),
       }),
       ...(await loadPlugins(config.plugins)),
       ...(overrides.tools ?? []),
@@ -239,6 +239,19 @@ function withApprovers(policy: Policy, users: readonly string[], groups: readonl
       },
     },
   };
+}
+
+/**
+ * Local mode with nothing configured gets harmless demo services, so "deploy api" shows the deploy
+ * approval (its own permission type) without touching anything real.
+ */
+function deployServicesFor(config: Config): Config['deployServices'] {
+  if (config.slack.type !== 'local' || Object.keys(config.deployServices).length > 0)
+    return config.deployServices;
+  const demo = (service: string) => ({
+    command: `echo "deploying ${service} at \${HOLDFAST_DEPLOY_REF:-main} (demo: nothing was changed)"`,
+  });
+  return { api: demo('api'), web: demo('web') };
 }
 
 function uniqueTools(tools: readonly Tool[]): Tool[] {
