@@ -123,6 +123,8 @@ export const localPage = String.raw`<!doctype html>
   var FENCE = '\x60\x60\x60';
   var TICK = '\x60';
 
+  var EMOJI = { white_check_mark: '\u2705', heavy_check_mark: '\u2714\uFE0F', raised_hand: '\u270B', x: '\u274C', no_entry: '\u26D4', hourglass: '\u231B', hourglass_flowing_sand: '\u23F3', eyes: '\uD83D\uDC40', warning: '\u26A0\uFE0F', lock: '\uD83D\uDD12', gear: '\u2699\uFE0F', rocket: '\uD83D\uDE80', stopwatch: '\u23F1\uFE0F', bell: '\uD83D\uDD14' };
+  function emoji(name) { return EMOJI[name] || ':' + name + ':'; }
   function escapeHtml(text) {
     return String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   }
@@ -148,7 +150,10 @@ export const localPage = String.raw`<!doctype html>
       var label = bar >= 0 ? inner.slice(bar + 1) : '';
       if (target.indexOf('@') === 0) return '<span class="mention">@' + escapeHtml(userName(target.slice(1))) + '</span>';
       if (target.indexOf('!subteam^') === 0) return '<span class="mention">@' + escapeHtml(groupHandle(target.slice(9))) + '</span>';
-      if (target.indexOf('!date^') === 0) return label || target;
+      if (target.indexOf('!date^') === 0) {
+        var seconds = Number(target.split('^')[1]);
+        return seconds ? new Date(seconds * 1000).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : label || target;
+      }
       if (target.indexOf('!') === 0) return '<span class="mention">@' + target.slice(1) + '</span>';
       if (target.indexOf('#') === 0) return '#' + (label || target.slice(1));
       if (/^(https?:|mailto:)/.test(target)) return '<a href="' + target + '" target="_blank" rel="noreferrer">' + (label || target) + '</a>';
@@ -157,6 +162,7 @@ export const localPage = String.raw`<!doctype html>
     text = text.replace(/(^|[\s(])\*([^*\n]+)\*(?=$|[\s).,!?:;])/g, '$1<b>$2</b>');
     text = text.replace(/(^|[\s(])_([^_\n]+)_(?=$|[\s).,!?:;])/g, '$1<i>$2</i>');
     text = text.replace(/(^|[\s(])~([^~\n]+)~(?=$|[\s).,!?:;])/g, '$1<s>$2</s>');
+    text = text.replace(/:([a-z0-9_+-]+):/g, function (match, name) { return EMOJI[name] ? EMOJI[name] : match; });
     text = text.replace(/\u0000(\d+)\u0000/g, function (_m, index) { return codes[Number(index)]; });
     return text.replace(/\n/g, '<br>');
   }
@@ -242,7 +248,7 @@ export const localPage = String.raw`<!doctype html>
     var list = state.reactions.filter(function (reaction) { return reaction.channel === message.channel && reaction.ts === message.ts; });
     if (list.length === 0) return '';
     return '<div class="reactions">' + list.map(function (reaction) {
-      return '<span class="reaction" data-reaction="' + escapeHtml(reaction.name) + '">:' + escapeHtml(reaction.name) + ':</span>';
+      return '<span class="reaction" data-reaction="' + escapeHtml(reaction.name) + '" title=":' + escapeHtml(reaction.name) + ':">' + escapeHtml(emoji(reaction.name)) + '</span>';
     }).join('') + '</div>';
   }
   function renderMessage(message, options) {
