@@ -24,7 +24,7 @@ import { defineTool } from '../src/tools/define-tool.js';
 const cycles = Number(process.env.BENCH_CYCLES ?? 500);
 const parkedConversations = Number(process.env.BENCH_PARKED ?? 10_000);
 const rawCommits = Number(process.env.BENCH_RAW_COMMITS ?? 2_000);
-const synchronous = 'FULL' as const;
+const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 const teamId = 'TBENCH';
 const channelId = 'CBENCH';
 const approver = 'UAPPROVER';
