@@ -19,9 +19,15 @@ export function createDelegateTool(tools: () => readonly Tool[]) {
       'Give a self-contained sub-task to a helper agent that has the same tools; returns its final answer.',
     parameters: z.object({
       task: z.string().min(1).max(8_000).describe('What the helper must do, with all the context it needs'),
+      agent: z
+        .string()
+        .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a short lowercase name')
+        .optional()
+        .describe('A short name for the helper, e.g. "db-checker"; it names its state and logs'),
     }),
     permission: () => ({ type: 'allow', reason: 'the nested agent asks for its own calls' }),
     idempotent: true,
-    execute: (args, ctx) => ctx.runAgent({ name: 'helper', instructions, input: args.task, tools: tools() }),
+    execute: (args, ctx) =>
+      ctx.runAgent({ name: args.agent ?? 'helper', instructions, input: args.task, tools: tools() }),
   });
 }

@@ -1,8 +1,9 @@
 import type { Tool } from '../agent/tool.js';
 import { createDelegateTool } from './delegate.js';
 import { createDeployTool, type DeployService } from './deploy.js';
-import { createListFilesTool, createReadFileTool } from './files.js';
 import { createHttpRequestTool } from './http-request.js';
+import { createListFilesTool } from './list-files.js';
+import { createReadFileTool } from './read-file.js';
 import { createRunShellTool } from './run-shell.js';
 import { createSqlQueryTool } from './sql-query.js';
 

@@ -35,3 +35,16 @@ function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
+
+/** The confined path, or the refusal as a value so a tool can hand its message to the model. */
+export async function confinedPath(
+  workdir: string,
+  requested: string,
+): Promise<string | PathOutsideWorkdirError> {
+  try {
+    return await resolveInWorkdir(workdir, requested);
+  } catch (error) {
+    if (error instanceof PathOutsideWorkdirError) return error;
+    throw error;
+  }
+}

@@ -1,10 +1,13 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
 import { createDelegateTool } from '../../../src/tools/delegate.js';
 import { loadPlugins } from '../../../src/tools/index.js';
-import { countingTool, startCoreHarness, threadId, toolResults } from '../core/core-harness.js';
+import { createRunShellTool } from '../../../src/tools/run-shell.js';
+import { tempDir } from '../../support/temp-dir.js';
+import { startCoreHarness, threadId, toolResults } from '../core/core-harness.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 const incidentsPlugin = path.join(projectRoot, 'examples', 'plugins', 'incidents.ts');
@@ -55,13 +58,20 @@ describe('plugin state across an approval and a restart', () => {
 
 describe('delegate', () => {
   it('suspends the whole turn inside the nested agent and resumes it after a restart', async () => {
-    const restart = countingTool();
+    const workdir = tempDir().path;
+    const restartCommand = 'echo restarted >> restarts.log && echo web restarted';
+    // Every restart builds the tools afresh, as a new process would.
     const buildTools = async () => {
-      const nestedTools = [restart.tool, await incidentTool()];
+      const shell = createRunShellTool({ workdir, env: process.env, timeoutMs: 10_000 }) as Tool;
+      const nestedTools = [shell, await incidentTool()];
       return [createDelegateTool(() => nestedTools) as Tool];
     };
     const before = new ScriptedChatModel([
-      reply.toolCalls(['delegate', { task: 'open an incident, then restart web' }, 'outer_1']),
+      reply.toolCalls([
+        'delegate',
+        { task: 'open an incident, then restart web', agent: 'responder' },
+        'outer_1',
+      ]),
       reply.toolCalls(['open_incident', { title: 'Web down', severity: 'sev1' }, 'inner_1']),
     ]);
     const harness = startCoreHarness({ model: before, tools: await buildTools() });
@@ -79,14 +89,16 @@ describe('delegate', () => {
     });
 
     const after = new ScriptedChatModel([
-      reply.toolCalls(['restart_service', { service: 'web' }, 'inner_2']),
+      reply.toolCalls(['run_shell', { command: restartCommand }, 'inner_2']),
     ]);
     await harness.reopen({ model: after, tools: await buildTools() });
     await harness.decide(first.approval.requestId, 'allow');
     const second = await harness.nextOutcome();
     expect(second.type).toBe('awaiting-approval');
     if (second.type !== 'awaiting-approval') return;
-    expect(second.approval.toolName).toBe('restart_service');
+    expect(second.approval.toolName).toBe('run_shell');
+    expect(second.approval.summary).toBe(`run \`${restartCommand}\``);
+    expect(fs.existsSync(path.join(workdir, 'restarts.log'))).toBe(false);
 
     after.enqueue(
       reply.text('Incident INC-1 opened and web restarted.'),
@@ -98,7 +110,7 @@ describe('delegate', () => {
     expect(done.type).toBe('completed');
     if (done.type !== 'completed') return;
     expect(done.answer).toBe('Handled: INC-1, web restarted.');
-    expect(restart.runs).toEqual(['web']);
+    expect(fs.readFileSync(path.join(workdir, 'restarts.log'), 'utf8')).toBe('restarted\n');
 
     const nested = toolResults(
       (await harness.store.transcript.messages(`${threadId('1700000000.000300')}>outer_1`)).map(
@@ -109,7 +121,7 @@ describe('delegate', () => {
     expect(nested.get('inner_1')).toBe(
       'Opened INC-1 (sev1): Web down. Incidents opened in this thread: INC-1.',
     );
-    expect(nested.get('inner_2')).toBe('restarted web');
+    expect(nested.get('inner_2')).toBe('web restarted\n[exit code 0]');
     const outer = toolResults(await harness.messages('1700000000.000300'));
     expect(outer.get('outer_1')).toBe('Incident INC-1 opened and web restarted.');
     // The model was asked once per step: never again to regenerate a call it had already made.

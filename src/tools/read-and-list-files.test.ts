@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { toolContext } from '../../test/support/tool-context.js';
-import { createListFilesTool, createReadFileTool } from './files.js';
+import { createListFilesTool } from './list-files.js';
+import { createReadFileTool } from './read-file.js';
 
 function workspace() {
   const root = tempDir().path;
