@@ -1,0 +1,232 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalWorkspace, startLocalWorkspace } from '../../src/local/start-local-workspace.js';
+import { createTestLogger } from '../support/test-logger.js';
+
+/**
+ * The local workspace stands in for Slack's Web API, so its answers are checked loosely against Slack's
+ * own OpenAPI description, read in place beside the project: every field the success schema requires is
+ * there with the declared type, and every error is one the spec lists for that method.
+ */
+const projectRoot = path.resolve(import.meta.dirname, '..', '..');
+const specFile = path.resolve(
+  projectRoot,
+  '..',
+  'shared',
+  'fixtures',
+  'slack_api_spec',
+  'slack_web_openapi_v2.json',
+);
+
+interface SpecSchema {
+  readonly type?: string;
+  readonly $ref?: string;
+  readonly required?: readonly string[];
+  readonly properties?: Record<string, SpecSchema>;
+  readonly enum?: readonly string[];
+}
+
+interface Spec {
+  readonly paths: Record<string, Record<string, { responses: Record<string, { schema: SpecSchema }> }>>;
+  readonly definitions: Record<string, SpecSchema>;
+}
+
+const botToken = 'xoxb-local-conformance';
+let spec: Spec;
+let workspace: LocalWorkspace;
+let client: WebClient;
+let dir: string;
+
+beforeAll(async () => {
+  if (!existsSync(specFile))
+    throw new Error(
+      `Slack's OpenAPI spec is missing beside the project: ${path.relative(projectRoot, specFile)}`,
+    );
+  spec = JSON.parse(readFileSync(specFile, 'utf8')) as Spec;
+  // One workspace for the whole suite, so it keeps its own directory rather than a per-test one.
+  dir = mkdtempSync(path.join(os.tmpdir(), 'holdfast-local-spec-'));
+  workspace = await startLocalWorkspace({
+    port: 0,
+    databasePath: path.join(dir, 'local-workspace.db'),
+    signingSecret: 'a'.repeat(32),
+    botToken,
+    // Nothing here is delivered: only the Web API side is exercised.
+    deliverTo: 'http://127.0.0.1:9/slack/events',
+    modelLabel: 'conformance',
+    logger: createTestLogger().logger,
+    now: () => 1_767_000_000_000,
+  });
+  client = new WebClient(botToken, { slackApiUrl: workspace.apiUrl, retryConfig: { retries: 0 } });
+});
+
+afterAll(async () => {
+  await workspace?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function responses(method: string) {
+  const entry = spec.paths[`/${method}`];
+  const first = entry ? Object.values(entry)[0] : undefined;
+  if (!first) throw new Error(`the spec has no ${method}`);
+  return first.responses;
+}
+
+const resolve = (schema: SpecSchema): SpecSchema =>
+  schema.$ref ? resolve(spec.definitions[schema.$ref.replace('#/definitions/', '')] ?? {}) : schema;
+const jsType = (specType: string) => (specType === 'integer' ? 'number' : specType);
+
+function expectConforms(method: string, response: Record<string, unknown>): void {
+  const schema = resolve(responses(method)['200']?.schema ?? {});
+  for (const name of schema.required ?? [])
+    expect(response, `${method}: required ${name}`).toHaveProperty(name);
+  for (const [name, value] of Object.entries(response)) {
+    const property = schema.properties?.[name];
+    if (!property) continue;
+    const resolved = resolve(property);
+    if (resolved.type === 'array') expect(Array.isArray(value), `${method}: ${name}`).toBe(true);
+    else if (resolved.type) expect(typeof value, `${method}: ${name}`).toBe(jsType(resolved.type));
+    if (resolved.enum) expect(resolved.enum, `${method}: ${name}`).toContain(value);
+  }
+}
+
+function expectListedError(method: string, error: unknown): void {
+  const schema = resolve(responses(method).default?.schema ?? {});
+  const listed = resolve(schema.properties?.error ?? {}).enum;
+  expect(listed, `${method} lists its errors`).toBeDefined();
+  expect(listed, `${method}: error ${String(error)}`).toContain(error);
+}
+
+async function callRaw(method: string, body: string, contentType: string, token = botToken) {
+  const response = await fetch(`${workspace.apiUrl}${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body,
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+const callJson = (method: string, body: unknown, token?: string) =>
+  callRaw(method, JSON.stringify(body), 'application/json; charset=utf-8', token);
+
+describe('the local workspace Web API against the OpenAPI spec', () => {
+  it('answers every method holdfast calls with the fields the spec requires', async () => {
+    const auth = await client.auth.test();
+    expectConforms('auth.test', auth as Record<string, unknown>);
+    expect(auth.user_id).toBe(workspace.botUserId);
+
+    const posted = await client.chat.postMessage({
+      channel: 'C0OPS',
+      text: 'card',
+      blocks: [{ type: 'divider' }],
+    });
+    expectConforms('chat.postMessage', posted as Record<string, unknown>);
+    const ts = posted.ts as string;
+
+    const reply = await client.chat.postMessage({ channel: 'C0OPS', thread_ts: ts, text: 'in the thread' });
+    expect(reply.message?.thread_ts).toBe(ts);
+
+    const updated = await client.chat.update({ channel: 'C0OPS', ts, text: 'decided', blocks: [] });
+    expectConforms('chat.update', updated as Record<string, unknown>);
+
+    const ephemeral = await client.chat.postEphemeral({
+      channel: 'C0OPS',
+      user: 'U0CAROL',
+      text: 'only you',
+    });
+    expectConforms('chat.postEphemeral', ephemeral as Record<string, unknown>);
+
+    const permalink = await client.chat.getPermalink({ channel: 'C0OPS', message_ts: ts });
+    expectConforms('chat.getPermalink', permalink as Record<string, unknown>);
+
+    expectConforms(
+      'reactions.add',
+      (await client.reactions.add({ channel: 'C0OPS', timestamp: ts, name: 'eyes' })) as Record<
+        string,
+        unknown
+      >,
+    );
+    expectConforms(
+      'reactions.remove',
+      (await client.reactions.remove({ channel: 'C0OPS', timestamp: ts, name: 'eyes' })) as Record<
+        string,
+        unknown
+      >,
+    );
+
+    const user = await client.users.info({ user: 'U0BOB' });
+    expectConforms('users.info', user as Record<string, unknown>);
+    expect(user.user?.name).toBe('bob');
+
+    const group = await client.usergroups.users.list({ usergroup: 'S0ONCALL' });
+    expectConforms('usergroups.users.list', group as Record<string, unknown>);
+    expect(group.users).toEqual(['U0BOB']);
+
+    const channel = await client.conversations.info({ channel: 'C0OPS' });
+    expectConforms('conversations.info', channel as Record<string, unknown>);
+
+    const view = await client.views.publish({
+      user_id: 'U0ALICE',
+      view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'inbox' } }] },
+    });
+    expectConforms('views.publish', view as Record<string, unknown>);
+
+    const status = await client.assistant.threads.setStatus({
+      channel_id: 'D0ALICE',
+      thread_ts: ts,
+      status: 'is working…',
+    });
+    expect(status.ok).toBe(true);
+  });
+
+  it('refuses with errors the spec lists for each method', async () => {
+    const refusals: Array<[string, Record<string, unknown>]> = [
+      ['chat.postMessage', { channel: 'C0NOWHERE', text: 'x' }],
+      ['chat.postMessage', { channel: 'C0OPS' }],
+      ['chat.update', { channel: 'C0OPS', ts: '1.000000', text: 'x' }],
+      ['chat.postEphemeral', { channel: 'C0NOWHERE', user: 'U0ALICE', text: 'x' }],
+      ['users.info', { user: 'U0NOBODY' }],
+      ['conversations.info', { channel: 'C0NOWHERE' }],
+    ];
+    for (const [method, body] of refusals) {
+      const answer = await callJson(method, body);
+      expect(answer.ok, `${method} ${JSON.stringify(body)}`).toBe(false);
+      expectListedError(method, answer.error);
+    }
+  });
+
+  it('accepts JSON bodies as well as form-encoded ones, as Slack does', async () => {
+    const json = await callJson('chat.postMessage', {
+      channel: 'C0GENERAL',
+      text: 'from json',
+      blocks: [{ type: 'divider' }],
+    });
+    expectConforms('chat.postMessage', json);
+    expect((json.message as { blocks?: unknown[] }).blocks).toEqual([{ type: 'divider' }]);
+
+    const form = await callRaw(
+      'chat.postMessage',
+      new URLSearchParams({
+        channel: 'C0GENERAL',
+        text: 'from a form',
+        blocks: '[{"type":"divider"}]',
+      }).toString(),
+      'application/x-www-form-urlencoded',
+    );
+    expectConforms('chat.postMessage', form);
+    expect((form.message as { blocks?: unknown[] }).blocks).toEqual([{ type: 'divider' }]);
+  });
+
+  it('refuses a wrong or missing bot token with Slack auth errors', async () => {
+    const wrong = await callJson('auth.test', {}, 'xoxb-someone-else');
+    expect(wrong).toEqual({ ok: false, error: 'invalid_auth' });
+    expectListedError('auth.test', wrong.error);
+
+    const response = await fetch(`${workspace.apiUrl}auth.test`, { method: 'POST' });
+    const missing = (await response.json()) as Record<string, unknown>;
+    expect(missing).toEqual({ ok: false, error: 'not_authed' });
+    expectListedError('auth.test', missing.error);
+  });
+});
