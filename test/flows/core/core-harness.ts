@@ -76,6 +76,11 @@ export interface CoreHarness {
   messages(threadTs: string): Promise<ChatMessage[]>;
   /** Shuts the runtime down, closes the database and builds everything again from the file. */
   reopen(next: { model: ChatModel; tools?: readonly Tool[] }): Promise<void>;
+  /**
+   * A process death: the database closes under whatever is still running, with no shutdown and no lease
+   * release, and a new process is built from the file. The lease the dead process held is left to expire.
+   */
+  crash(next: { model: ChatModel; tools?: readonly Tool[] }): void;
 }
 
 export function threadId(threadTs: string): string {
@@ -162,7 +167,17 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
       tools = next.tools ?? tools;
       current = build(next.model, tools);
     },
+    crash(next) {
+      current.store.close();
+      tools = next.tools ?? tools;
+      current = build(next.model, tools);
+    },
   };
+}
+
+/** A promise that never settles: a call parked on it is still in flight when the process dies. */
+export function never<T>(): Promise<T> {
+  return new Promise<T>(() => {});
 }
 
 /** Tool results in a transcript, by tool call id. */

@@ -1,6 +1,17 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
-import { countingTool, safeTool, startCoreHarness, threadId, toolResults } from './core-harness.js';
+import { defineTool } from '../../../src/tools/define-tool.js';
+import {
+  type CoreHarness,
+  countingTool,
+  safeTool,
+  startCoreHarness,
+  threadId,
+  toolResults,
+} from './core-harness.js';
 
 describe('seed regressions', () => {
   it('suspends on ApprovalPending instead of turning it into a tool error', async () => {
@@ -82,5 +93,48 @@ describe('seed regressions', () => {
       role: 'assistant',
       content: 'web restarted, it was up before',
     });
+  });
+
+  it('commits the assistant message with its calls before the first of them runs', async () => {
+    type Row = { role: string; tool_calls_json: string | null };
+    const snapshots: Row[][] = [];
+    let core: CoreHarness | undefined;
+    const probe = defineTool({
+      name: 'read_status',
+      description: 'Reads the status of a service.',
+      parameters: z.object({ service: z.string() }),
+      permission: () => ({ type: 'allow', reason: 'safe' }),
+      execute: (args) => {
+        // A second connection sees only what is committed, as a process after a crash would.
+        const reader = new Database(core!.file, { readonly: true });
+        try {
+          snapshots.push(
+            reader.prepare('SELECT role, tool_calls_json FROM messages ORDER BY seq').all() as Row[],
+          );
+        } finally {
+          reader.close();
+        }
+        return `${args.service} is up`;
+      },
+    }) as Tool;
+    const model = new ScriptedChatModel([
+      reply.toolCalls(
+        ['read_status', { service: 'web' }, 'call_a'],
+        ['read_status', { service: 'db' }, 'call_b'],
+      ),
+      reply.text('both up'),
+    ]);
+    core = startCoreHarness({ model, tools: [probe] });
+
+    await core.submit('1767220000.000400', 'are web and db up?');
+    expect((await core.nextOutcome()).type).toBe('completed');
+
+    // Each run saw the assistant message with both calls; the second also saw the first's result.
+    expect(snapshots.map((rows) => rows.map((row) => row.role))).toEqual([
+      ['user', 'assistant'],
+      ['user', 'assistant', 'tool'],
+    ]);
+    const calls = JSON.parse(snapshots[0]![1]!.tool_calls_json ?? '[]') as Array<{ id: string }>;
+    expect(calls.map((call) => call.id)).toEqual(['call_a', 'call_b']);
   });
 });
