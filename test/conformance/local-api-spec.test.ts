@@ -1,51 +1,25 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalWorkspace, startLocalWorkspace } from '../../src/local/start-local-workspace.js';
 import { createTestLogger } from '../support/test-logger.js';
+import { loadSpecChecks, type SpecChecks } from './slack-openapi.js';
 
 /**
  * The local workspace stands in for Slack's Web API, so its answers are checked loosely against Slack's
  * own OpenAPI description, read in place beside the project: every field the success schema requires is
  * there with the declared type, and every error is one the spec lists for that method.
  */
-const projectRoot = path.resolve(import.meta.dirname, '..', '..');
-const specFile = path.resolve(
-  projectRoot,
-  '..',
-  'shared',
-  'fixtures',
-  'slack_api_spec',
-  'slack_web_openapi_v2.json',
-);
-
-interface SpecSchema {
-  readonly type?: string;
-  readonly $ref?: string;
-  readonly required?: readonly string[];
-  readonly properties?: Record<string, SpecSchema>;
-  readonly enum?: readonly string[];
-}
-
-interface Spec {
-  readonly paths: Record<string, Record<string, { responses: Record<string, { schema: SpecSchema }> }>>;
-  readonly definitions: Record<string, SpecSchema>;
-}
-
 const botToken = 'xoxb-local-conformance';
-let spec: Spec;
+let checks: SpecChecks;
 let workspace: LocalWorkspace;
 let client: WebClient;
 let dir: string;
 
 beforeAll(async () => {
-  if (!existsSync(specFile))
-    throw new Error(
-      `Slack's OpenAPI spec is missing beside the project: ${path.relative(projectRoot, specFile)}`,
-    );
-  spec = JSON.parse(readFileSync(specFile, 'utf8')) as Spec;
+  checks = loadSpecChecks();
   // One workspace for the whole suite, so it keeps its own directory rather than a per-test one.
   dir = mkdtempSync(path.join(os.tmpdir(), 'holdfast-local-spec-'));
   workspace = await startLocalWorkspace({
@@ -67,37 +41,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function responses(method: string) {
-  const entry = spec.paths[`/${method}`];
-  const first = entry ? Object.values(entry)[0] : undefined;
-  if (!first) throw new Error(`the spec has no ${method}`);
-  return first.responses;
-}
-
-const resolve = (schema: SpecSchema): SpecSchema =>
-  schema.$ref ? resolve(spec.definitions[schema.$ref.replace('#/definitions/', '')] ?? {}) : schema;
-const jsType = (specType: string) => (specType === 'integer' ? 'number' : specType);
-
-function expectConforms(method: string, response: object): void {
-  const schema = resolve(responses(method)['200']?.schema ?? {});
-  for (const name of schema.required ?? [])
-    expect(response, `${method}: required ${name}`).toHaveProperty(name);
-  for (const [name, value] of Object.entries(response)) {
-    const property = schema.properties?.[name];
-    if (!property) continue;
-    const resolved = resolve(property);
-    if (resolved.type === 'array') expect(Array.isArray(value), `${method}: ${name}`).toBe(true);
-    else if (resolved.type) expect(typeof value, `${method}: ${name}`).toBe(jsType(resolved.type));
-    if (resolved.enum) expect(resolved.enum, `${method}: ${name}`).toContain(value);
-  }
-}
-
-function expectListedError(method: string, error: unknown): void {
-  const schema = resolve(responses(method).default?.schema ?? {});
-  const listed = resolve(schema.properties?.error ?? {}).enum;
-  expect(listed, `${method} lists its errors`).toBeDefined();
-  expect(listed, `${method}: error ${String(error)}`).toContain(error);
-}
+const expectConforms = (method: string, response: object) => checks.expectConforms(method, response);
+const expectListedError = (method: string, error: unknown) => checks.expectListedError(method, error);
 
 async function callRaw(method: string, body: string, contentType: string, token = botToken) {
   const response = await fetch(`${workspace.apiUrl}${method}`, {
