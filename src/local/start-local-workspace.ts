@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { createDeliverer, formDelivery, jsonDelivery } from './deliver.js';
+import { readBody, sendJson } from './http-io.js';
 import { type LocalMessage, LocalStore } from './local-store.js';
 import { localPage } from './page.js';
 import {
@@ -17,6 +18,7 @@ import {
   localTeam,
   localUsers,
 } from './seed.js';
+import { blockActionsBase, eventEnvelope } from './slack-payloads.js';
 import { answerWebApi, parseWebApiParams, wireMessage } from './web-api.js';
 
 export interface LocalWorkspaceOptions {
@@ -93,28 +95,7 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
   };
   const webApi = { store, origin: () => origin, changed };
 
-  const deliverEvent = (event: Record<string, unknown>) =>
-    deliver(
-      jsonDelivery({
-        token: 'local',
-        team_id: localTeam.id,
-        api_app_id: localBot.appId,
-        event,
-        type: 'event_callback',
-        event_id: `Ev${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`,
-        event_time: Math.floor(now() / 1000),
-        authorizations: [
-          {
-            enterprise_id: null,
-            team_id: localTeam.id,
-            user_id: localBot.userId,
-            is_bot: true,
-            is_enterprise_install: false,
-          },
-        ],
-        is_ext_shared_channel: false,
-      }),
-    );
+  const deliverEvent = (event: Record<string, unknown>) => deliver(jsonDelivery(eventEnvelope(event, now())));
 
   const responseUrl = (channel: string, user: string, threadTs?: string) =>
     `${origin}/respond/${channel}/${user}${threadTs ? `?thread_ts=${encodeURIComponent(threadTs)}` : ''}`;
@@ -176,25 +157,7 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
   };
 
   const click = async (input: z.output<typeof uiClickSchema>) => {
-    const user = findUser(input.user);
-    const action = {
-      type: 'button',
-      action_id: input.action_id,
-      block_id: input.block_id ?? 'local',
-      value: input.value,
-      action_ts: String(now() / 1000),
-    };
-    const common = {
-      type: 'block_actions',
-      user: { id: input.user, username: user?.name, name: user?.name, team_id: localTeam.id },
-      api_app_id: localBot.appId,
-      token: 'local',
-      trigger_id: randomUUID(),
-      team: { id: localTeam.id, domain: localTeam.domain },
-      enterprise: null,
-      is_enterprise_install: false,
-      actions: [action],
-    };
+    const common = blockActionsBase(input, now());
     if (!input.channel) {
       const view = store.view(input.user);
       await deliver(
@@ -375,15 +338,4 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
 }

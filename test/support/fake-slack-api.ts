@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sendJson } from '../../src/local/http-io.js';
+import { parseWebApiParams } from '../../src/local/web-api.js';
 
 /**
  * A stand-in for Slack's Web API on 127.0.0.1, for tests that drive the real `WebClient` and Bolt through
@@ -92,7 +94,6 @@ export interface FakeSlackApiOptions {
 }
 
 /** JSON-valued form fields the WebClient sends as strings. */
-const jsonFields = new Set(['blocks', 'attachments', 'view', 'metadata']);
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
   const identity: FakeIdentity = {
@@ -239,7 +240,10 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     const raw = await readBody(request);
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (path.startsWith('/respond/')) {
-      responses.push({ name: path.slice('/respond/'.length), body: parseJson(raw) });
+      responses.push({
+        name: path.slice('/respond/'.length),
+        body: parseWebApiParams(raw, 'application/json'),
+      });
       notify();
       sendJson(response, 200, { ok: true });
       return;
@@ -249,7 +253,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       return;
     }
     const method = path.slice('/api/'.length);
-    const params = parseParams(raw, request.headers['content-type']);
+    const params = parseWebApiParams(raw, request.headers['content-type']);
     const authorization = request.headers.authorization;
     const token = authorization?.startsWith('Bearer ')
       ? authorization.slice('Bearer '.length)
@@ -369,37 +373,4 @@ function wireMessage(message: FakeMessage, identity: FakeIdentity): Record<strin
 
 function blocksOf(params: Record<string, unknown>): Record<string, unknown>[] {
   return Array.isArray(params.blocks) ? (params.blocks as Record<string, unknown>[]) : [];
-}
-
-function parseParams(raw: string, contentType: string | undefined): Record<string, unknown> {
-  if (contentType?.includes('application/json')) return parseJson(raw);
-  const params: Record<string, unknown> = {};
-  for (const [name, value] of new URLSearchParams(raw)) {
-    params[name] = jsonFields.has(name) ? parseJsonValue(value) : value;
-  }
-  return params;
-}
-
-function parseJsonValue(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function parseJson(raw: string): Record<string, unknown> {
-  const value = parseJsonValue(raw);
-  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
 }
