@@ -39,7 +39,7 @@ export interface TurnRunnerOptions {
 
 /**
  * Drives one turn from whatever state it is in on disk to its next resting point. No state survives in
- * this object between calls: any process with the same database can pick up any turn (invariant 6).
+ * this object between calls: every process with the same database can pick up every turn (invariant 6).
  */
 export class TurnRunner {
   readonly #options: Required<TurnRunnerOptions>;
