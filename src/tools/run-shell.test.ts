@@ -7,7 +7,7 @@ import { createDeployTool } from './deploy.js';
 import { createRunShellTool } from './run-shell.js';
 
 const env = {
-  PATH: "/usr/local/bin:/usr/bin:/bin",
+  PATH: '/usr/local/bin:/usr/bin:/bin',
   HOME: '/home/ops',
   SLACK_BOT_TOKEN: 'xoxb-should-never-leak',
   OPENAI_API_KEY: 'sk-should-never-leak',

@@ -62,7 +62,11 @@ describe('delegate', () => {
     const restartCommand = 'echo restarted >> restarts.log && echo web restarted';
     // Every restart builds the tools afresh, as a new process would.
     const buildTools = async () => {
-      const shell = createRunShellTool({ workdir, env: process.env, timeoutMs: 10_000 }) as Tool;
+      const shell = createRunShellTool({
+        workdir,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+        timeoutMs: 10_000,
+      }) as Tool;
       const nestedTools = [shell, await incidentTool()];
       return [createDelegateTool(() => nestedTools) as Tool];
     };
