@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { App } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import OpenAI from 'openai';
 import pino, { type Logger } from 'pino';
@@ -17,8 +17,11 @@ import { createOpenAIChatModel } from './llm/index.js';
 import { createDemoChatModel } from './local/demo-chat-model.js';
 import { type LocalWorkspace, startLocalWorkspace } from './local/start-local-workspace.js';
 import { Runtime } from './runtime/create-runtime.js';
+import type { ProcessIdentity } from './runtime/process-identity.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { deferEventAcks } from './slack/defer-event-acks.js';
+import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import { createSqliteStore, openDatabase } from './store/index.js';
 import { createBuiltinTools } from './tools/index.js';
@@ -33,6 +36,11 @@ export interface HoldfastOverrides {
   readonly tools?: readonly Tool[];
   /** For the local workspace in tests: its own port and database file. */
   readonly localWorkspace?: { port?: number; databasePath?: string };
+  /** Who this process is in leases (tests run two "processes" in one). */
+  readonly identity?: ProcessIdentity;
+  readonly leaseMs?: number;
+  /** Outbox timing (tests shorten the retry backoff). */
+  readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
 }
 
 export interface Holdfast {
@@ -123,29 +131,59 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       slackConfig.type === 'socket'
         ? new App({
             token: slackConfig.botToken,
-            appToken: slackConfig.appToken,
-            socketMode: true,
             logger: slackLogger,
             clientOptions,
+            receiver: deferEventAcks(
+              new SocketModeReceiver({
+                appToken: slackConfig.appToken,
+                logger: slackLogger,
+                installerOptions: { clientOptions },
+              }),
+            ),
           })
         : new App({
             token: slackConfig.botToken,
-            signingSecret: slackConfig.signingSecret,
             logger: slackLogger,
             clientOptions,
-            customRoutes: [
-              {
-                path: '/health',
-                method: ['GET'],
-                handler: (_request, response) => {
-                  response.writeHead(200, { 'content-type': 'application/json' });
-                  response.end(JSON.stringify({ ok: true }));
-                },
-              },
-            ],
+            receiver: deferEventAcks(
+              new HTTPReceiver({
+                signingSecret: slackConfig.signingSecret,
+                logger: slackLogger,
+                port: eventsPort,
+                customRoutes: [
+                  {
+                    path: '/health',
+                    method: ['GET'],
+                    handler: (_request, response) => {
+                      response.writeHead(200, { 'content-type': 'application/json' });
+                      response.end(JSON.stringify({ ok: true }));
+                    },
+                  },
+                ],
+              }),
+            ),
           });
 
     const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }) });
+    // The outbox retries on its own schedule: its client neither retries nor sleeps on a 429, and gives
+    // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
+    const deliveryClient = new WebClient(slackConfig.botToken, {
+      slackApiUrl: slackConfig.apiUrl,
+      logger: slackLogger,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: 20_000,
+    });
+    const delivery = createSlackDelivery({
+      slack: createSlackWebApi({
+        client: deliveryClient,
+        logger: logger.child({ component: 'slack-delivery' }),
+      }),
+      store,
+      policy,
+      logger: logger.child({ component: 'slack-delivery' }),
+      now,
+    });
     const runtime = new Runtime({
       store,
       model,
@@ -158,6 +196,9 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       instructions: config.instructions,
       maxConcurrentTurns: config.maxConcurrentTurns,
       approvalExpiryMs: config.approvalTtlMs,
+      identity: overrides.identity,
+      leaseMs: overrides.leaseMs,
+      delivery: { port: delivery, ...overrides.delivery },
     });
     attachSlack({
       app,
@@ -178,7 +219,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       const port = typeof address === 'object' && address ? address.port : eventsPort;
       eventsUrl = `http://127.0.0.1:${port}/slack/events`;
     }
-    closers.unshift(() => app.stop().then(() => undefined));
+    const stopApp = () => app.stop().then(() => undefined);
+    closers.unshift(stopApp);
 
     await runtime.recover();
     runtime.startSweep(config.sweepIntervalMs);
@@ -191,8 +233,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       eventsUrl,
       localUrl: workspace?.url,
       async stop() {
+        // Requests stop first (Slack redelivers what it sent meanwhile), then the turns, then the files.
+        await stopApp().catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not stop the Slack app'),
+        );
         await runtime.shutdown();
-        for (const close of closers) await close();
+        for (const close of closers) if (close !== stopApp) await close();
       },
     };
   } catch (error) {

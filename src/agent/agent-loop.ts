@@ -1,17 +1,18 @@
 import type { Logger } from 'pino';
 import type { StoredMessage } from '../store/records.js';
-import type { Store } from '../store/store.js';
+import type { Fence, Store } from '../store/store.js';
 import { EmptyModelReplyError, MaxStepsExceededError, TurnAbortedError } from './agent-errors.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from './chat-model.js';
 import type { KeyValueState } from './kv.js';
 import type { NestedAgentRequest, Tool } from './tool.js';
+import type { ToolCallSite } from './tool-call-site.js';
 import { executePendingCalls, type ToolRuntimeDeps } from './tool-runtime.js';
 
 export interface LoopDeps extends ToolRuntimeDeps {
   readonly store: Store;
   readonly logger: Logger;
   /** Called before each model call; throws when the turn's lease was lost. */
-  readonly heartbeat: () => Promise<void>;
+  readonly heartbeat: () => void;
 }
 
 export interface LoopRun {
@@ -20,6 +21,8 @@ export interface LoopRun {
   readonly transcriptId: string;
   readonly turnId: string;
   readonly requestedBy: string;
+  /** The turn's claim; every write below carries it. */
+  readonly fence: Fence;
   readonly systemPrompt: string;
   readonly model: ChatModel;
   readonly tools: readonly Tool[];
@@ -54,16 +57,19 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
       await executePendingCalls(
         open.calls,
         {
-          conversationId: run.conversationId,
-          channelId: run.channelId,
-          transcriptId: run.transcriptId,
-          turnId: run.turnId,
-          requestedBy: run.requestedBy,
+          site: {
+            conversationId: run.conversationId,
+            channelId: run.channelId,
+            transcriptId: run.transcriptId,
+            turnId: run.turnId,
+            requestedBy: run.requestedBy,
+            fence: run.fence,
+          },
           tools: toolsByName,
           kv: run.kv,
           signal: run.signal,
           answered: open.answered,
-          runAgent: (request) => runNestedAgent(request, run, deps),
+          runAgent: (request, site) => runNestedAgent(request, site, run, deps),
         },
         deps,
       );
@@ -78,7 +84,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     ) {
       return { type: 'answered-before', content: last.content ?? '' };
     }
-    await deps.heartbeat();
+    deps.heartbeat();
     const reply = await run.model.complete({
       messages: [{ role: 'system', content: run.systemPrompt }, ...stored.map((row) => row.message)],
       tools: specs,
@@ -89,7 +95,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
       return { type: 'answer', content: reply.content };
     }
     // Invariant 1: the assistant message and its calls are on disk before any of them runs.
-    await deps.store.transcript.append(run.transcriptId, run.turnId, {
+    await deps.store.transcript.append(run.fence, run.transcriptId, {
       role: 'assistant',
       content: reply.content,
       toolCalls: reply.toolCalls,
@@ -121,14 +127,17 @@ export function unansweredCalls(stored: readonly StoredMessage[]): OpenCalls {
   return { calls: [], answered };
 }
 
-async function runNestedAgent(request: NestedAgentRequest, parent: LoopRun, deps: LoopDeps): Promise<string> {
-  const scope = deps.callContext.current();
-  if (!scope) throw new Error('runAgent must be called from inside a tool call');
+async function runNestedAgent(
+  request: NestedAgentRequest,
+  site: ToolCallSite,
+  parent: LoopRun,
+  deps: LoopDeps,
+): Promise<string> {
   // The nested transcript is keyed by the delegating call, so a resume finds it and carries on.
-  const transcriptId = `${parent.transcriptId}>${scope.toolCallId}`;
+  const transcriptId = `${parent.transcriptId}>${site.toolCallId}`;
   const existing = await deps.store.transcript.messages(transcriptId);
   if (existing.length === 0) {
-    await deps.store.transcript.append(transcriptId, parent.turnId, { role: 'user', content: request.input });
+    await deps.store.transcript.append(parent.fence, transcriptId, { role: 'user', content: request.input });
   }
   const result = await runAgentLoop(
     {
@@ -137,13 +146,13 @@ async function runNestedAgent(request: NestedAgentRequest, parent: LoopRun, deps
       systemPrompt: request.instructions,
       model: request.model ?? parent.model,
       tools: request.tools,
-      kv: parent.kv.child(`${request.name}:${scope.toolCallId}`),
+      kv: parent.kv.child(`${request.name}:${site.toolCallId}`),
       maxSteps: request.maxSteps ?? parent.maxSteps,
     },
     deps,
   );
   if (result.type === 'answer') {
-    await deps.store.transcript.append(transcriptId, parent.turnId, {
+    await deps.store.transcript.append(parent.fence, transcriptId, {
       role: 'assistant',
       content: result.content,
     });

@@ -1,13 +1,14 @@
 import type { ToolPermission } from './tool.js';
+import type { ToolCallSite } from './tool-call-site.js';
 
 /** Asked by the tool runtime, and only by it, before every tool call. */
 export interface PermissionChecker {
   /**
-   * Decides the current call (the one in `ToolCallContext`). Returns at once when a rule, a grant or a
-   * stored decision settles it (invariant 4: on resume the stored decision comes back synchronously
-   * with no human in the loop); otherwise records a pending approval and throws `ApprovalPending`.
+   * Decides the call at `site`. Returns at once when a rule, a grant or a stored decision settles it
+   * (invariant 4: on resume the stored decision comes back synchronously with no human in the loop);
+   * otherwise records a pending approval and throws `ApprovalPending`.
    */
-  check(request: PermissionRequest): Promise<PermissionDecision>;
+  check(site: ToolCallSite, request: PermissionRequest): Promise<PermissionDecision>;
 }
 
 export interface PermissionRequest {

@@ -1,31 +1,31 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import type { Store, ToolCallRef } from '../store/store.js';
+import { isStoreFault } from '../store/store-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ToolCall } from './chat-model.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
-import type { Tool, ToolContext } from './tool.js';
-import type { ToolCallContext } from './tool-call-scope.js';
+import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
+import type { ToolCallSite } from './tool-call-site.js';
 
 export interface ToolRuntimeDeps {
   readonly store: Store;
   readonly permissions: PermissionChecker;
-  readonly callContext: ToolCallContext;
   readonly logger: Logger;
+  /** Waits between retries of a result that could not be saved; injectable so tests need no real time. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ToolBatch {
-  readonly conversationId: string;
-  readonly channelId: string;
-  readonly transcriptId: string;
-  readonly turnId: string;
-  readonly requestedBy: string;
+  /** Everything but the call id: the site each call of this batch happens at. */
+  readonly site: Omit<ToolCallSite, 'toolCallId'>;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly kv: KeyValueState;
   readonly signal: AbortSignal;
-  readonly runAgent: ToolContext['runAgent'];
+  /** Runs a nested agent for the delegating call `site`. */
+  readonly runAgent: (request: NestedAgentRequest, site: ToolCallSite) => Promise<string>;
   /** Results already in the transcript, by tool call id. */
   readonly answered: ReadonlySet<string>;
 }
@@ -33,6 +33,9 @@ export interface ToolBatch {
 export const interruptedResult =
   'interrupted: outcome unknown. The process stopped while this tool was running, and it is not safe to ' +
   'run it again automatically. Tell the user, and ask them to check the outcome before retrying.';
+
+/** A result that cannot be saved is retried this many times (a full disk, a lock held too long). */
+const resultRetryDelaysMs = [50, 250, 1_000, 3_000, 5_000];
 
 /**
  * Runs, in order, every call of one assistant message that has no result yet. Each result is persisted
@@ -51,13 +54,14 @@ export async function executePendingCalls(
 }
 
 async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<void> {
+  const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   const ref: ToolCallRef = {
-    conversationId: batch.conversationId,
-    transcriptId: batch.transcriptId,
-    turnId: batch.turnId,
+    conversationId: site.conversationId,
+    transcriptId: site.transcriptId,
+    turnId: site.turnId,
     toolCallId: call.id,
   };
-  const record = (content: string) => deps.store.transcript.recordToolResult(ref, content);
+  const record = (content: string) => recordResult(deps, site, ref, content);
 
   const tool = batch.tools.get(call.name);
   if (!tool) {
@@ -82,59 +86,80 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
     return;
   }
   const args = parsed.data;
-  const logger = deps.logger.child({ tool: call.name, toolCallId: call.id, turnId: batch.turnId });
+  const argsHash = hashArguments(call.arguments);
+  const logger = deps.logger.child({ tool: call.name, toolCallId: call.id });
   const context: ToolContext = {
-    transcriptId: batch.transcriptId,
-    turnId: batch.turnId,
+    transcriptId: site.transcriptId,
+    turnId: site.turnId,
     toolCallId: call.id,
-    requestedBy: batch.requestedBy,
+    requestedBy: site.requestedBy,
     kv: batch.kv,
     signal: batch.signal,
     logger,
-    runAgent: batch.runAgent,
+    runAgent: (request) => batch.runAgent(request, site),
   };
-  const scope = { ...ref, channelId: batch.channelId, requestedBy: batch.requestedBy };
 
-  await deps.callContext.run(scope, async () => {
-    // May throw ApprovalPending: deliberately no try/catch around the check.
-    const decision = await deps.permissions.check({
-      toolName: tool.name,
-      args,
-      argsHash: hashArguments(call.arguments),
-      toolPermission: await tool.permission(args, context),
-    });
-    if (decision.type === 'denied') {
-      await record(deniedResult(decision));
-      return;
-    }
-    const start = await deps.store.transcript.startTool({
-      ...ref,
-      toolName: tool.name,
-      argsHash: hashArguments(call.arguments),
-    });
-    if (start.type === 'previously-started' && !tool.idempotent) {
-      logger.warn('tool was started before a crash and is not idempotent; not running it again');
-      await deps.store.audit.record({
-        actor: 'holdfast',
-        kind: 'tool.interrupted',
-        conversationId: batch.conversationId,
-        data: { tool: tool.name, toolCallId: call.id, startedAt: start.startedAt },
-      });
-      await record(interruptedResult);
-      return;
-    }
-    let output: string;
-    try {
-      output = await tool.execute(args, context);
-    } catch (error) {
-      // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
-      if (error instanceof ApprovalPending) throw error;
-      logger.info({ err: error }, 'tool failed');
-      output = `Error: ${tool.name} failed: ${describeError(error)}`;
-    }
-    // Invariant 3: persisted now, before the next sibling can suspend the turn.
-    await record(output);
+  // May throw ApprovalPending: deliberately no try/catch around the check.
+  const decision = await deps.permissions.check(site, {
+    toolName: tool.name,
+    args,
+    argsHash,
+    toolPermission: await tool.permission(args, context),
   });
+  if (decision.type === 'denied') {
+    await record(deniedResult(decision));
+    return;
+  }
+  const start = await deps.store.transcript.startTool(site.fence, { ...ref, toolName: tool.name, argsHash });
+  if (start.type === 'previously-started' && !tool.idempotent) {
+    logger.warn('tool was started before a crash and is not idempotent; not running it again');
+    await deps.store.audit.record({
+      actor: 'holdfast',
+      kind: 'tool.interrupted',
+      conversationId: site.conversationId,
+      data: { tool: tool.name, toolCallId: call.id, startedAt: start.startedAt },
+    });
+    await record(interruptedResult);
+    return;
+  }
+  let output: string;
+  try {
+    output = await tool.execute(args, context);
+  } catch (error) {
+    // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
+    if (error instanceof ApprovalPending) throw error;
+    logger.info({ err: error }, 'tool failed');
+    output = `Error: ${tool.name} failed: ${describeError(error)}`;
+  }
+  // Invariant 3: persisted now, before the next sibling can suspend the turn.
+  await record(output);
+}
+
+/**
+ * The result exists only in memory until this commits, and the tool will not run again: a storage fault
+ * (full disk, a lock held too long) is worth waiting out for a few seconds before the turn gives up.
+ */
+async function recordResult(
+  deps: ToolRuntimeDeps,
+  site: ToolCallSite,
+  ref: ToolCallRef,
+  content: string,
+): Promise<void> {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await deps.store.transcript.recordToolResult(site.fence, ref, content);
+      return;
+    } catch (error) {
+      const delay = resultRetryDelaysMs[attempt];
+      if (!isStoreFault(error) || delay === undefined) throw error;
+      deps.logger.warn(
+        { err: error, toolCallId: ref.toolCallId, attempt },
+        'could not save a tool result; retrying',
+      );
+      await sleep(delay);
+    }
+  }
 }
 
 function deniedResult(decision: Extract<PermissionDecision, { type: 'denied' }>): string {

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { describeError, HoldfastError } from '../errors.js';
+import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
 import type { Approval, Conversation, Turn } from '../store/records.js';
-import type { ClaimedTurn, Lease, Store } from '../store/store.js';
+import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
 import { LeaseLostError } from '../store/store-errors.js';
 import { TurnAbortedError } from './agent-errors.js';
 import { runAgentLoop, unansweredCalls } from './agent-loop.js';
@@ -10,7 +11,7 @@ import type { ChatModel } from './chat-model.js';
 import { KeyValueState } from './kv.js';
 import type { PermissionChecker } from './permission-checker.js';
 import type { Tool } from './tool.js';
-import type { ToolCallContext } from './tool-call-scope.js';
+import { TurnLease } from './turn-lease.js';
 
 export type TurnOutcome =
   | { readonly type: 'completed'; readonly turn: Turn; readonly answer: string }
@@ -25,37 +26,37 @@ export interface TurnRunnerOptions {
   readonly store: Store;
   readonly model: ChatModel;
   readonly permissions: PermissionChecker;
-  /** Shared with the permission manager: it reads the current call from here. */
-  readonly callContext: ToolCallContext;
   readonly tools: (conversation: Conversation) => readonly Tool[];
   readonly systemPrompt: (conversation: Conversation, tools: readonly Tool[]) => string;
   readonly logger: Logger;
   /** Identifies this process in leases. */
   readonly owner: string;
+  /** Short, and renewed on a timer while the turn runs: a dead process's turn is taken within seconds. */
   readonly leaseMs?: number;
+  /**
+   * The claim this process takes on the outbox rows a turn writes (cards, the answer, notices), so it
+   * sends them at once without another commit; undefined leaves them to any worker's sweep.
+   */
+  readonly deliveryLeaseMs?: number;
   readonly maxSteps?: number;
-  readonly now?: () => number;
 }
+
+export const defaultLeaseMs = 15_000;
 
 /**
  * Drives one turn from whatever state it is in on disk to its next resting point. No state survives in
  * this object between calls: every process with the same database can pick up every turn (invariant 6).
  */
 export class TurnRunner {
-  readonly #options: Required<TurnRunnerOptions>;
+  readonly #options: TurnRunnerOptions & { leaseMs: number; maxSteps: number };
 
   constructor(options: TurnRunnerOptions) {
     // Field by field: callers pass `undefined` for "use the default", which a spread would copy over it.
     this.#options = {
       ...options,
-      leaseMs: options.leaseMs ?? 5 * 60_000,
+      leaseMs: options.leaseMs ?? defaultLeaseMs,
       maxSteps: options.maxSteps ?? 24,
-      now: options.now ?? Date.now,
     };
-  }
-
-  get callContext(): ToolCallContext {
-    return this.#options.callContext;
   }
 
   /** The lease this runner takes turns with; store calls that claim on its behalf need it. */
@@ -63,80 +64,48 @@ export class TurnRunner {
     return { owner: this.#options.owner, durationMs: this.#options.leaseMs };
   }
 
+  get owner(): string {
+    return this.#options.owner;
+  }
+
+  /** The claim on outbox rows this runner's commits write, when a worker in this process sends them. */
+  get deliverAs(): Lease | undefined {
+    const { deliveryLeaseMs, owner } = this.#options;
+    return deliveryLeaseMs === undefined ? undefined : { owner, durationMs: deliveryLeaseMs };
+  }
+
   /** Starts a queued turn, resumes a decided one, or recovers one whose process died. */
-  async run(turnId: string, signal?: AbortSignal): Promise<TurnOutcome> {
-    const claim = await this.#options.store.turns.claim(turnId, this.lease);
+  async run(turnId: string, signal?: AbortSignal, options?: { takeOverFrom?: string }): Promise<TurnOutcome> {
+    const claim = await this.#options.store.turns.claim(turnId, this.lease, options);
     if (claim.type === 'not-claimable') return { type: 'not-claimed', turnId, reason: claim.reason };
     return this.runClaimed(claim, signal);
   }
 
   /** Drives a turn this runner already holds (claimed by `enqueue` or `resolve` in their own commit). */
-  async runClaimed(
-    claim: ClaimedTurn,
-    signal: AbortSignal = new AbortController().signal,
-  ): Promise<TurnOutcome> {
-    const { store, logger, owner, leaseMs } = this.#options;
-    const lease = this.lease;
+  async runClaimed(claim: ClaimedTurn, shutdown?: AbortSignal): Promise<TurnOutcome> {
+    const { store, logger, owner } = this.#options;
     const turn = claim.turn;
-    const turnId = turn.id;
-    if (turn.leaseOwner !== owner)
-      return { type: 'not-claimed', turnId, reason: 'claimed by another process' };
-    let leaseRenewedAt = turn.updatedAt;
-    const log = logger.child({ turnId, conversationId: turn.conversationId, mode: claim.mode });
-    const conversation = await store.conversations.get(turn.conversationId);
-    if (!conversation) throw new Error(`turn ${turnId} has no conversation row`);
-    // Invariant 5: a resumed turn gets back the kv it had when it suspended, not a fresh one.
-    const kvSnapshot =
-      claim.mode === 'start' ? conversation.kv : ((await store.turns.resumeKv(turnId)) ?? conversation.kv);
-    const kv = KeyValueState.restore(kvSnapshot);
-    const tools = this.#options.tools(conversation);
-    log.debug('turn claimed');
+    if (claim.fence.owner !== owner)
+      return { type: 'not-claimed', turnId: turn.id, reason: 'claimed by another process' };
+    const log = logger.child({ turnId: turn.id, conversationId: turn.conversationId, mode: claim.mode });
+    // Each turn has its own signal: shutdown or a lost lease stops this turn's model call and tools only.
+    const controller = new AbortController();
+    const onShutdown = () => controller.abort(new TurnAbortedError('holdfast is shutting down'));
+    if (shutdown?.aborted) onShutdown();
+    shutdown?.addEventListener('abort', onShutdown, { once: true });
+    const lease = new TurnLease({
+      store,
+      fence: claim.fence,
+      leaseMs: this.#options.leaseMs,
+      logger: log,
+      onLost: (error) => controller.abort(error),
+    });
+    lease.start();
     try {
-      const result = await runAgentLoop(
-        {
-          conversationId: conversation.id,
-          channelId: conversation.channelId,
-          transcriptId: conversation.id,
-          turnId,
-          requestedBy: turn.requestedBy,
-          systemPrompt: this.#options.systemPrompt(conversation, tools),
-          model: this.#options.model,
-          tools,
-          kv,
-          maxSteps: this.#options.maxSteps,
-          signal,
-        },
-        {
-          store,
-          permissions: this.#options.permissions,
-          callContext: this.#options.callContext,
-          logger: log,
-          // Renewing costs a commit, so it happens only once half the lease is used up.
-          heartbeat: async () => {
-            if (this.#now() - leaseRenewedAt < leaseMs / 2) return;
-            if (!(await store.turns.renewLease(turnId, lease))) throw new LeaseLostError(turnId);
-            leaseRenewedAt = this.#now();
-          },
-        },
-      );
-      await store.turns.complete(turnId, owner, result.content, kv.snapshot());
-      return { type: 'completed', turn: await this.#reload(turn), answer: result.content };
-    } catch (error) {
-      // Invariant 2: the one place ApprovalPending is caught, before any broad handling below.
-      if (error instanceof ApprovalPending) {
-        await store.turns.suspend(turnId, owner, error.requestId, kv.snapshot());
-        log.info({ requestId: error.requestId, tool: error.approval.toolName }, 'turn awaiting approval');
-        return { type: 'awaiting-approval', turn: await this.#reload(turn), approval: error.approval };
-      }
-      if (error instanceof LeaseLostError) {
-        log.warn('lease lost; another process owns this turn now');
-        return { type: 'interrupted', turn, reason: 'lease lost' };
-      }
-      if (error instanceof TurnAbortedError || signal.aborted) {
-        await store.turns.release(turnId, owner);
-        return { type: 'interrupted', turn, reason: 'shutting down' };
-      }
-      return this.#fail(turn, error, log);
+      return await this.#drive(claim, controller.signal, lease, log);
+    } finally {
+      lease.stop();
+      shutdown?.removeEventListener('abort', onShutdown);
     }
   }
 
@@ -149,16 +118,116 @@ export class TurnRunner {
     return this.run(turnId, signal);
   }
 
-  async #fail(turn: Turn, error: unknown, log: Logger): Promise<TurnOutcome> {
-    const { store, owner } = this.#options;
+  async #drive(claim: ClaimedTurn, signal: AbortSignal, lease: TurnLease, log: Logger): Promise<TurnOutcome> {
+    const { store } = this.#options;
+    const { turn, fence } = claim;
+    const conversation = await store.conversations.get(turn.conversationId);
+    if (!conversation) throw new Error(`turn ${turn.id} has no conversation row`);
+    // Invariant 5: a resumed turn gets back the kv it had when it suspended, not a fresh one.
+    const kvSnapshot =
+      claim.mode === 'start' ? conversation.kv : ((await store.turns.resumeKv(turn.id)) ?? conversation.kv);
+    const kv = KeyValueState.restore(kvSnapshot);
+    const tools = this.#options.tools(conversation);
+    log.debug('turn claimed');
+    try {
+      const result = await runAgentLoop(
+        {
+          conversationId: conversation.id,
+          channelId: conversation.channelId,
+          transcriptId: conversation.id,
+          turnId: turn.id,
+          requestedBy: turn.requestedBy,
+          fence,
+          systemPrompt: this.#options.systemPrompt(conversation, tools),
+          model: this.#options.model,
+          tools,
+          kv,
+          maxSteps: this.#options.maxSteps,
+          signal,
+        },
+        { store, permissions: this.#options.permissions, logger: log, heartbeat: () => lease.assertHeld() },
+      );
+      await store.turns.complete(
+        fence,
+        { answer: result.content, kv: kv.snapshot() },
+        this.#effects([
+          {
+            key: outboxKeys.answer(turn.id),
+            conversationId: turn.conversationId,
+            turnId: turn.id,
+            message: { type: 'answer', turnId: turn.id, text: result.content },
+          },
+        ]),
+      );
+      return { type: 'completed', turn: await this.#reload(turn), answer: result.content };
+    } catch (error) {
+      // Invariant 2: the one place ApprovalPending is caught, before any broad handling below.
+      if (error instanceof ApprovalPending) return this.#suspend(claim, error, kv, log);
+      const stopped = signal.aborted ? signal.reason : undefined;
+      if (error instanceof LeaseLostError || stopped instanceof LeaseLostError) {
+        // Another process owns the turn now; this one writes nothing more for it (invariant 6).
+        log.warn('lease lost; another process owns this turn now');
+        return { type: 'interrupted', turn, reason: 'lease lost' };
+      }
+      if (error instanceof TurnAbortedError || stopped instanceof TurnAbortedError) {
+        await store.turns.release(fence).catch((releaseError: unknown) => {
+          log.warn({ err: releaseError }, 'could not release the turn; its lease will lapse');
+        });
+        return { type: 'interrupted', turn, reason: 'shutting down' };
+      }
+      return this.#fail(claim, error, log);
+    }
+  }
+
+  async #suspend(
+    claim: ClaimedTurn,
+    pending: ApprovalPending,
+    kv: KeyValueState,
+    log: Logger,
+  ): Promise<TurnOutcome> {
+    const { store } = this.#options;
+    const { turn, fence } = claim;
+    const waiting = (await store.approvals.forTurn(turn.id)).filter((approval) => approval.decision === null);
+    // The cards commit with the suspension: nobody sees a card for a turn that is still running.
+    const cards: NewOutboxEntry[] = waiting.map((approval) => ({
+      key: outboxKeys.card(approval.requestId),
+      conversationId: turn.conversationId,
+      turnId: turn.id,
+      requestId: approval.requestId,
+      message: { type: 'approval-card', requestId: approval.requestId },
+    }));
+    try {
+      await store.turns.suspend(fence, kv.snapshot(), this.#effects(cards));
+    } catch (error) {
+      if (error instanceof LeaseLostError) return { type: 'interrupted', turn, reason: 'lease lost' };
+      throw error;
+    }
+    log.info({ requestId: pending.requestId, tool: pending.approval.toolName }, 'turn awaiting approval');
+    return { type: 'awaiting-approval', turn: await this.#reload(turn), approval: pending.approval };
+  }
+
+  async #fail(claim: ClaimedTurn, error: unknown, log: Logger): Promise<TurnOutcome> {
+    const { store } = this.#options;
+    const { turn, fence } = claim;
     const failure = {
       code: error instanceof HoldfastError ? error.code : 'internal_error',
       message: describeError(error),
     };
     log.error({ err: error, code: failure.code }, 'turn failed');
     try {
-      await this.#closeDanglingCalls(turn, failure.code);
-      await store.turns.fail(turn.id, owner, failure);
+      await this.#closeDanglingCalls(turn, fence, failure.code);
+      await store.turns.fail(
+        fence,
+        failure,
+        this.#effects([
+          {
+            key: outboxKeys.turnNotice(turn.id, 'failed'),
+            conversationId: turn.conversationId,
+            turnId: turn.id,
+            message: { type: 'turn-notice', turnId: turn.id, notice: { type: 'failed', ...failure } },
+          },
+        ]),
+      );
       await store.audit.record({
         actor: 'holdfast',
         kind: 'turn.failed',
@@ -176,13 +245,14 @@ export class TurnRunner {
    * A failed turn must not leave tool calls without results: the next turn's model call would be rejected.
    * Calls waiting for a human are never closed this way (invariant 2); a failed turn has none.
    */
-  async #closeDanglingCalls(turn: Turn, code: string): Promise<void> {
+  async #closeDanglingCalls(turn: Turn, fence: Fence, code: string): Promise<void> {
     const { store } = this.#options;
     const open = unansweredCalls(await store.transcript.messages(turn.conversationId));
     for (const call of open.calls) {
       const approval = await store.approvals.forCall(turn.conversationId, call.id);
       if (approval && approval.decision === null) continue;
       await store.transcript.recordToolResult(
+        fence,
         {
           conversationId: turn.conversationId,
           transcriptId: turn.conversationId,
@@ -194,8 +264,8 @@ export class TurnRunner {
     }
   }
 
-  #now(): number {
-    return this.#options.now();
+  #effects(outbox: readonly NewOutboxEntry[]) {
+    return { outbox, deliverAs: this.deliverAs };
   }
 
   async #reload(turn: Turn): Promise<Turn> {

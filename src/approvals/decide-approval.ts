@@ -58,8 +58,12 @@ export interface DecideApprovalDeps {
 export async function decideApproval(
   deps: DecideApprovalDeps,
   request: DecisionRequest,
-  /** Offered so the decision that completes a turn's approvals also claims the turn for resume. */
-  lease?: Lease,
+  options: {
+    /** Offered so the decision that completes a turn's approvals also claims the turn for resume. */
+    readonly lease?: Lease;
+    /** Who sends the card rewrites the decision writes. */
+    readonly deliverAs?: Lease;
+  } = {},
 ): Promise<DecisionOutcome> {
   const approval = await deps.store.approvals.get(request.requestId);
   if (!approval) return { type: 'unknown' };
@@ -83,6 +87,11 @@ export async function decideApproval(
     );
     return { type: 'refused', reason: refusal, approval };
   }
+  const origin = request.origin;
+  const newCard =
+    origin.type === 'card' && !isRecordedCard(approval, origin.channelId, origin.messageTs)
+      ? { channel: origin.channelId, ts: origin.messageTs }
+      : undefined;
   return deps.store.approvals.resolve(
     {
       requestId: request.requestId,
@@ -90,8 +99,12 @@ export async function decideApproval(
       decidedBy: request.userId,
       always: request.action === 'always',
     },
-    lease,
+    { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
   );
+}
+
+function isRecordedCard(approval: Approval, channel: string, ts: string): boolean {
+  return approval.cards.some((card) => card.channel === channel && card.ts === ts);
 }
 
 function originMismatch(
@@ -101,9 +114,11 @@ function originMismatch(
 ): RefusalReason | undefined {
   if (teamId !== undefined && origin.teamId !== teamId) return 'origin-mismatch';
   if (origin.type === 'inbox') return undefined;
-  // A forged click carries a real request id on some other message; the card's coordinates are on the row.
-  if (approval.cardChannel !== null && approval.cardChannel !== origin.channelId) return 'origin-mismatch';
-  if (approval.cardTs !== null && approval.cardTs !== origin.messageTs) return 'origin-mismatch';
+  // Every recorded card of the request decides it. A message in a channel where no card is recorded yet
+  // is one whose post landed but whose ts was never stored (a crash): it becomes a card on this click.
+  // A real request id on any other message in a channel that has its cards is a forgery.
+  if (isRecordedCard(approval, origin.channelId, origin.messageTs)) return undefined;
+  if (approval.cards.some((card) => card.channel === origin.channelId)) return 'origin-mismatch';
   return undefined;
 }
 

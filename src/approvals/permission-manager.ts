@@ -7,7 +7,7 @@ import type {
   PermissionDecision,
   PermissionRequest,
 } from '../agent/permission-checker.js';
-import type { ToolCallContext } from '../agent/tool-call-scope.js';
+import type { ToolCallSite } from '../agent/tool-call-site.js';
 import type { Approval } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { matchRules } from './match-rule.js';
@@ -17,7 +17,6 @@ import { expiryFor, quorumFor } from './policy-lookup.js';
 export interface PermissionManagerOptions {
   readonly store: Store;
   readonly policy: Policy;
-  readonly callContext: ToolCallContext;
   readonly logger: Logger;
   readonly now?: () => number;
   /** Opaque request ids; at least 128 random bits, since a button value is all a click carries. */
@@ -32,21 +31,19 @@ export function newApprovalRequestId(): string {
 }
 
 /**
- * The permission manager. Its single caller is the tool runtime, which runs it inside the tool call's
- * async scope, so the row is keyed by the right (transcript, tool_call_id).
+ * The permission manager. Its single caller is the tool runtime, which hands it the call's site, so the
+ * row is keyed by the right (transcript, tool_call_id) and written under the turn's fence.
  * Order: deny rules → auto-approve-all → always-allow grant → allow rules (and the tool's own allow) →
  * stored decision for this call → new pending row + ApprovalPending.
  */
 export function createPermissionManager(options: PermissionManagerOptions): PermissionChecker {
-  const { store, policy, callContext, logger } = options;
+  const { store, policy, logger } = options;
   const now = options.now ?? Date.now;
   const newRequestId = options.newRequestId ?? newApprovalRequestId;
   const defaultExpiryMs = options.defaultExpiryMs ?? defaultApprovalExpiryMs;
 
   return {
-    async check(request: PermissionRequest): Promise<PermissionDecision> {
-      const call = callContext.current();
-      if (!call) throw new Error('permissions.check must run inside a tool call scope');
+    async check(call: ToolCallSite, request: PermissionRequest): Promise<PermissionDecision> {
       const args = isRecord(request.args) ? request.args : {};
       const rule = matchRules(policy.rules, { toolName: request.toolName, args });
 
@@ -79,7 +76,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
         request.toolPermission.type === 'ask'
           ? request.toolPermission
           : { type: 'ask' as const, permissionType: request.toolName, summary: `run ${request.toolName}` };
-      const created = await store.approvals.create({
+      const created = await store.approvals.create(call.fence, {
         requestId: newRequestId(),
         conversationId: call.conversationId,
         transcriptId: call.transcriptId,

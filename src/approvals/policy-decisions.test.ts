@@ -8,7 +8,6 @@ import { ApprovalPending } from '../agent/approval-pending.js';
 import { hashArguments } from '../agent/hash-arguments.js';
 import type { PermissionDecision } from '../agent/permission-checker.js';
 import type { ToolPermission } from '../agent/tool.js';
-import { ToolCallContext } from '../agent/tool-call-scope.js';
 import { conversationId } from '../store/conversation-id.js';
 import { createPermissionManager } from './permission-manager.js';
 import { type Policy, policySchema } from './policy.js';
@@ -200,7 +199,9 @@ describe('policy decisions', () => {
     const { store } = openTestStore(tempDir().file('holdfast.db'), { now: clock.now });
     const policy: Policy = policySchema.parse(row.policy);
     const turn = newTurn(thread('1700000000.000100'), 'turn_1');
-    await store.turns.enqueue(turn);
+    const enqueued = await store.turns.enqueue(turn, { owner: 'proc-a', durationMs: 60_000 });
+    if (enqueued.type !== 'enqueued' || !enqueued.claim) throw new Error('the turn was not claimed');
+    const fence = enqueued.claim.fence;
     const conversation = conversationId(turn);
     if (row.grant) {
       await store.grants.create({
@@ -210,17 +211,15 @@ describe('policy decisions', () => {
         createdBy: 'UAPPROVER',
       });
     }
-    const callContext = new ToolCallContext();
     const manager = createPermissionManager({
       store,
       policy,
-      callContext,
       logger: createTestLogger().logger,
       now: clock.now,
     });
     const argsJson = JSON.stringify(row.args);
-    const outcome = await callContext
-      .run(
+    const outcome = await manager
+      .check(
         {
           conversationId: conversation,
           channelId: turn.channelId,
@@ -228,14 +227,14 @@ describe('policy decisions', () => {
           turnId: turn.turnId,
           toolCallId: 'call_1',
           requestedBy: turn.requestedBy,
+          fence,
         },
-        () =>
-          manager.check({
-            toolName: row.tool,
-            args: row.args,
-            argsHash: hashArguments(argsJson),
-            toolPermission: row.toolSays ?? ask,
-          }),
+        {
+          toolName: row.tool,
+          args: row.args,
+          argsHash: hashArguments(argsJson),
+          toolPermission: row.toolSays ?? ask,
+        },
       )
       .then(
         (decision: PermissionDecision) => decision,

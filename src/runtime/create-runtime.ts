@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { ChatModel } from '../agent/chat-model.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { Tool } from '../agent/tool.js';
-import { ToolCallContext } from '../agent/tool-call-scope.js';
 import { TurnRunner } from '../agent/turn-runner.js';
 import {
   type ApproverDirectory,
@@ -13,10 +12,13 @@ import {
 } from '../approvals/decide-approval.js';
 import { createPermissionManager } from '../approvals/permission-manager.js';
 import type { Policy } from '../approvals/policy.js';
+import type { DeliveryPort } from '../outbox/delivery-port.js';
+import { OutboxWorker } from '../outbox/outbox-worker.js';
 import type { Conversation } from '../store/records.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
-import { type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
+import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
+import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
 import { silentObserver, type TurnObserver } from './turn-observer.js';
 import { TurnScheduler } from './turn-scheduler.js';
 
@@ -31,8 +33,8 @@ export interface RuntimeOptions {
   readonly now?: () => number;
   readonly newRequestId?: () => string;
   readonly newTurnId?: () => string;
-  /** Lease owner name of this process. */
-  readonly owner?: string;
+  /** Who this process is in leases and claims. */
+  readonly identity?: ProcessIdentity;
   readonly botName?: string;
   readonly instructions?: string;
   readonly maxConcurrentTurns?: number;
@@ -40,6 +42,14 @@ export interface RuntimeOptions {
   readonly leaseMs?: number;
   readonly maxSteps?: number;
   readonly approvalExpiryMs?: number;
+  /** Sends the outbox (Slack, the local workspace); without it rows wait in the store. */
+  readonly delivery?: {
+    readonly port: DeliveryPort;
+    readonly claimMs?: number;
+    readonly concurrency?: number;
+    readonly backoffMs?: (attempt: number) => number;
+    readonly maxAttempts?: number;
+  };
 }
 
 export type IncomingMessage = Omit<NewTurn, 'turnId'>;
@@ -50,16 +60,16 @@ export class Runtime {
   readonly runner: TurnRunner;
   readonly scheduler: TurnScheduler;
   readonly agents: AgentCache;
-  readonly callContext = new ToolCallContext();
+  readonly identity: ProcessIdentity;
+  readonly outbox: OutboxWorker | undefined;
   readonly #options: RuntimeOptions;
   #observer: TurnObserver = silentObserver;
-  /** Forwards to whatever `observe` set last, so components built before the adapter still reach it. */
-  readonly #delegate: TurnObserver;
   #stopSweep: (() => void) | undefined;
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
     this.store = options.store;
+    this.identity = options.identity ?? createProcessIdentity();
     const toolsFor =
       typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[];
     this.agents = new AgentCache({
@@ -80,36 +90,55 @@ export class Runtime {
     const permissions = createPermissionManager({
       store: options.store,
       policy: options.policy,
-      callContext: this.callContext,
       logger: options.logger,
       now: options.now,
       newRequestId: options.newRequestId,
       defaultExpiryMs: options.approvalExpiryMs,
     });
+    const claimMs = options.delivery?.claimMs ?? 60_000;
+    this.outbox = options.delivery
+      ? new OutboxWorker({
+          store: options.store,
+          port: options.delivery.port,
+          identity: this.identity,
+          claimMs,
+          logger: options.logger.child({ component: 'outbox' }),
+          now: options.now,
+          concurrency: options.delivery.concurrency,
+          backoffMs: options.delivery.backoffMs,
+          maxAttempts: options.delivery.maxAttempts,
+          onGiveUp: (entry) => {
+            this.#observer.deliveryFailed(entry).catch((error: unknown) => {
+              options.logger.warn({ err: error }, 'turn observer failed on a delivery failure');
+            });
+          },
+        })
+      : undefined;
     this.runner = new TurnRunner({
       store: options.store,
       model: options.model,
       permissions,
-      callContext: this.callContext,
       tools: (conversation) => this.agents.get(conversation).tools,
       systemPrompt: (conversation) => this.agents.get(conversation).systemPrompt,
       logger: options.logger,
-      owner: options.owner ?? `holdfast-${process.pid}-${randomUUID().slice(0, 8)}`,
+      owner: this.identity.owner,
       leaseMs: options.leaseMs,
+      deliveryLeaseMs: this.outbox ? claimMs : undefined,
       maxSteps: options.maxSteps,
-      now: options.now,
     });
-    this.#delegate = {
-      turnStarting: (turn) => this.#observer.turnStarting(turn),
-      turnSettled: (outcome) => this.#observer.turnSettled(outcome),
-      approvalNeedsCard: (approval) => this.#observer.approvalNeedsCard(approval),
-      approvalExpired: (approval) => this.#observer.approvalExpired(approval),
-      answerNeedsDelivery: (turn) => this.#observer.answerNeedsDelivery(turn),
-    };
     this.scheduler = new TurnScheduler({
       store: options.store,
       runner: this.runner,
-      observer: this.#delegate,
+      // Forwards to whatever `observe` set last, so the scheduler built now still reaches the adapter.
+      observer: {
+        turnStarting: (turn) => this.#observer.turnStarting(turn),
+        deliveryFailed: (entry) => this.#observer.deliveryFailed(entry),
+        turnSettled: async (outcome) => {
+          // Whatever the turn's commit wrote to the outbox goes out now, not at the next sweep.
+          if (outcome.type !== 'not-claimed') this.outbox?.kick(outcome.turn.conversationId);
+          await this.#observer.turnSettled(outcome);
+        },
+      },
       logger: options.logger,
       maxConcurrentTurns: options.maxConcurrentTurns,
     });
@@ -119,7 +148,7 @@ export class Runtime {
     return this.#options.policy;
   }
 
-  /** Where outcomes go (the Slack adapter); set once the adapter exists, since it needs the runtime too. */
+  /** Status decoration (the Slack adapter); set once the adapter exists, since it needs the runtime too. */
   observe(observer: TurnObserver): void {
     this.#observer = observer;
   }
@@ -148,8 +177,11 @@ export class Runtime {
         logger: this.#options.logger,
       },
       request,
-      this.runner.lease,
+      { lease: this.runner.lease, deliverAs: this.outbox?.lease },
     );
+    if (outcome.type === 'decided' || outcome.type === 'expired' || outcome.type === 'vote-recorded') {
+      this.outbox?.kick(outcome.approval.conversationId);
+    }
     if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady) {
       void (outcome.claim
         ? this.scheduler.runClaimed(outcome.claim)
@@ -167,21 +199,31 @@ export class Runtime {
     this.#stopSweep = startSweep(this.#recoveryDeps(), intervalMs);
   }
 
-  #recoveryDeps() {
+  #recoveryDeps(): RecoveryDeps {
     return {
       store: this.store,
       scheduler: this.scheduler,
-      observer: this.#delegate,
+      outbox: this.outbox,
+      identity: this.identity,
       logger: this.#options.logger,
+      now: this.#options.now ?? Date.now,
     };
   }
 
-  idle(): Promise<void> {
-    return this.scheduler.idle();
+  /** Resolves when no turn is queued or running and nothing this process claimed waits to be sent. */
+  async idle(): Promise<void> {
+    await this.scheduler.idle();
+    await this.outbox?.idle();
+    await this.scheduler.idle();
   }
 
+  /**
+   * Stops taking work, gives back turns claimed but not started, lets running turns stop at their next
+   * step, then lets sends in flight finish; anything left is on disk for the next process.
+   */
   async shutdown(graceMs = 10_000): Promise<void> {
     this.#stopSweep?.();
     await this.scheduler.shutdown(graceMs);
+    await this.outbox?.stop(graceMs);
   }
 }

@@ -1,59 +1,73 @@
 import type { Logger } from 'pino';
+import type { OutboxWorker } from '../outbox/outbox-worker.js';
+import { leaseLapsed } from '../store/rules/claim-turn.js';
 import type { Store } from '../store/store.js';
-import type { TurnObserver } from './turn-observer.js';
+import type { ProcessIdentity } from './process-identity.js';
 import type { TurnScheduler } from './turn-scheduler.js';
 
 export interface RecoveryDeps {
   readonly store: Store;
   readonly scheduler: TurnScheduler;
-  readonly observer: TurnObserver;
+  readonly outbox: OutboxWorker | undefined;
+  readonly identity: ProcessIdentity;
   readonly logger: Logger;
+  readonly now: () => number;
 }
 
 export interface RecoveryReport {
   readonly expired: number;
-  readonly cardsPosted: number;
   readonly resumed: number;
   readonly rerun: number;
+  readonly takenOver: number;
   readonly started: number;
-  readonly answersDelivered: number;
+  readonly deliveries: number;
 }
+
+/** Expiries are committed in batches this size, so a backlog never holds the write lock for long. */
+const expiryBatch = 200;
 
 /**
  * Boot recovery and the periodic sweep (DESIGN §4): everything a dead or busy process left half done is
- * found from the store alone and handed to the scheduler, which does nothing twice because every turn
- * step is claimed through the store.
+ * found from the store alone and handed to the scheduler or the outbox worker, which do nothing twice
+ * because every step is claimed through the store. Every query here reads what is open, not history.
  */
 export async function recoverTurns(deps: RecoveryDeps): Promise<RecoveryReport> {
-  const { store, scheduler, observer, logger } = deps;
-  const expired = await store.approvals.expireOverdue();
-  for (const approval of expired) await safely(() => observer.approvalExpired(approval), logger);
-  const cardless = await store.approvals.withoutCard();
-  for (const approval of cardless) await safely(() => observer.approvalNeedsCard(approval), logger);
+  const { store, scheduler, outbox, identity, logger } = deps;
+  let expired = 0;
+  for (;;) {
+    const batch = await store.approvals.expireOverdue(expiryBatch);
+    expired += batch.length;
+    for (const approval of batch) outbox?.kick(approval.conversationId);
+    if (batch.length < expiryBatch) break;
+    await new Promise<void>((resolve) => setImmediate(resolve)); // let clicks and events in between
+  }
   const recoverable = await store.turns.recoverable();
   for (const turn of recoverable.decidedAwaiting) void scheduler.resume(turn.conversationId, turn.id);
-  for (const turn of recoverable.staleRunning) void scheduler.recover(turn.conversationId, turn.id);
+  let rerun = 0;
+  let takenOver = 0;
+  for (const turn of recoverable.running) {
+    if (leaseLapsed(turn, deps.now())) {
+      rerun += 1;
+      void scheduler.recover(turn.conversationId, turn.id);
+    } else if (turn.leaseOwner !== null && identity.ownerGone(turn.leaseOwner)) {
+      // The process that held it died on this host: take it now rather than wait for the lease to lapse.
+      takenOver += 1;
+      logger.info({ turnId: turn.id, from: turn.leaseOwner }, 'taking over a turn whose process is gone');
+      void scheduler.recover(turn.conversationId, turn.id, turn.leaseOwner);
+    }
+  }
   for (const turn of recoverable.queued) void scheduler.drain(turn.conversationId);
-  for (const turn of recoverable.unpostedAnswers)
-    await safely(() => observer.answerNeedsDelivery(turn), logger);
+  const deliveries = (await outbox?.sweep()) ?? 0;
   const report: RecoveryReport = {
-    expired: expired.length,
-    cardsPosted: cardless.length,
+    expired,
     resumed: recoverable.decidedAwaiting.length,
-    rerun: recoverable.staleRunning.length,
+    rerun,
+    takenOver,
     started: recoverable.queued.length,
-    answersDelivered: recoverable.unpostedAnswers.length,
+    deliveries,
   };
   if (Object.values(report).some((count) => count > 0)) logger.info(report, 'recovery sweep');
   return report;
-}
-
-async function safely(work: () => Promise<void>, logger: Logger): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    logger.warn({ err: error }, 'recovery step failed; the next sweep retries it');
-  }
 }
 
 export interface SweepTimer {

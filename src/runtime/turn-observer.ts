@@ -1,26 +1,21 @@
 import type { TurnOutcome } from '../agent/turn-runner.js';
-import type { Approval, Turn } from '../store/records.js';
+import type { OutboxEntry } from '../outbox/outbox-message.js';
+import type { Turn } from '../store/records.js';
 
 /**
- * What the runtime tells the outside world (Slack, the local workspace) about turns. Implementations
- * must not throw for delivery problems they can retry later: the store already holds the truth, and the
- * sweep re-delivers what is missing (cards without `card_ts`, answers without `answer_posted_at`).
+ * Decoration of a running turn for the people watching it (status reactions, "is working on it…").
+ * Everything people must see exactly once (cards, answers, notices) goes through the outbox instead;
+ * this is best effort and may be repeated after a crash.
  */
 export interface TurnObserver {
   turnStarting(turn: Turn): Promise<void>;
   turnSettled(outcome: TurnOutcome): Promise<void>;
-  /** A pending approval whose card was never posted (crash between row and card). */
-  approvalNeedsCard(approval: Approval): Promise<void>;
-  /** The sweep expired it: rewrite its card. The turn is resumed separately. */
-  approvalExpired(approval: Approval): Promise<void>;
-  /** A completed turn whose answer never reached the thread. */
-  answerNeedsDelivery(turn: Turn): Promise<void>;
+  /** Something meant for the thread will never reach it (the requester has been told directly). */
+  deliveryFailed(entry: OutboxEntry): Promise<void>;
 }
 
 export const silentObserver: TurnObserver = {
   async turnStarting() {},
   async turnSettled() {},
-  async approvalNeedsCard() {},
-  async approvalExpired() {},
-  async answerNeedsDelivery() {},
+  async deliveryFailed() {},
 };

@@ -23,6 +23,8 @@ export class TurnScheduler {
   readonly #global: PQueue;
   readonly #conversations = new Map<string, PQueue>();
   readonly #shutdown = new AbortController();
+  /** Turns claimed for this process (by enqueue or a click) whose work has not started yet. */
+  readonly #heldClaims = new Map<string, ClaimedTurn>();
 
   constructor(options: TurnSchedulerOptions) {
     this.#options = options;
@@ -47,16 +49,21 @@ export class TurnScheduler {
   /** Drives a turn already claimed for this process (by enqueue or by the deciding click). */
   runClaimed(claim: ClaimedTurn): Promise<void> {
     const conversationId = claim.turn.conversationId;
+    this.#heldClaims.set(claim.turn.id, claim);
     return this.#enqueue(conversationId, async () => {
+      if (!this.#heldClaims.delete(claim.turn.id)) return;
       const outcome = await this.#runOne(claim.turn.id, claim);
       if (outcome.type === 'completed' || outcome.type === 'failed') await this.#drainNow(conversationId);
     });
   }
 
-  /** Re-runs a turn left `running` by a dead process (its transcript says where it stopped). */
-  recover(conversationId: string, turnId: string): Promise<void> {
+  /**
+   * Re-runs a turn left `running` by a process that is gone (its transcript says where it stopped);
+   * `takeOverFrom` names a dead owner whose lease has not lapsed yet.
+   */
+  recover(conversationId: string, turnId: string, takeOverFrom?: string): Promise<void> {
     return this.#enqueue(conversationId, async () => {
-      const outcome = await this.#runOne(turnId, 'run');
+      const outcome = await this.#runOne(turnId, { takeOverFrom });
       if (outcome.type === 'completed' || outcome.type === 'failed') await this.#drainNow(conversationId);
     });
   }
@@ -83,6 +90,14 @@ export class TurnScheduler {
     for (const queue of this.#conversations.values()) queue.clear();
     this.#global.clear();
     this.#shutdown.abort();
+    // Claimed but never started: hand them back now, so the next process takes them without waiting.
+    const held = [...this.#heldClaims.values()];
+    this.#heldClaims.clear();
+    for (const claim of held) {
+      await this.#options.store.turns.release(claim.fence).catch((error: unknown) => {
+        this.#options.logger.warn({ err: error, turnId: claim.turn.id }, 'could not release a claimed turn');
+      });
+    }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.idle(),
@@ -134,22 +149,23 @@ export class TurnScheduler {
     }
   }
 
-  async #runOne(turnId: string, how: 'run' | 'resume' | ClaimedTurn): Promise<TurnOutcome> {
+  async #runOne(
+    turnId: string,
+    how: 'run' | 'resume' | ClaimedTurn | { takeOverFrom?: string },
+  ): Promise<TurnOutcome> {
     const { store, runner, observer, logger } = this.#options;
     const signal = this.#shutdown.signal;
-    const turn = typeof how === 'object' ? how.turn : await store.turns.get(turnId);
+    const claimed = typeof how === 'object' && 'fence' in how ? how : undefined;
+    const turn = claimed ? claimed.turn : await store.turns.get(turnId);
     // A turn claimed by a click was `awaiting_approval` a moment ago; the observer wants to know that.
     const shown =
-      typeof how === 'object' && how.mode === 'resume' && turn
-        ? { ...turn, status: 'awaiting_approval' as const }
-        : turn;
+      claimed?.mode === 'resume' && turn ? { ...turn, status: 'awaiting_approval' as const } : turn;
     if (shown) await this.#notify(() => observer.turnStarting(shown), logger);
-    const outcome =
-      typeof how === 'object'
-        ? await runner.runClaimed(how, signal)
-        : how === 'resume'
-          ? await runner.resume(turnId, signal)
-          : await runner.run(turnId, signal);
+    const outcome = claimed
+      ? await runner.runClaimed(claimed, signal)
+      : how === 'resume'
+        ? await runner.resume(turnId, signal)
+        : await runner.run(turnId, signal, typeof how === 'object' && !('fence' in how) ? how : undefined);
     if (outcome.type !== 'not-claimed') await this.#notify(() => observer.turnSettled(outcome), logger);
     return outcome;
   }

@@ -49,10 +49,8 @@ export async function recentDecisions(
 
 async function view(deps: InboxDeps, approval: Approval): Promise<ApprovalView> {
   const conversation = await deps.store.conversations.get(approval.conversationId);
-  const channelId = conversation?.channelId ?? approval.cardChannel ?? '';
-  const threadLink =
-    approval.cardChannel && approval.cardTs
-      ? await deps.slack.permalink(approval.cardChannel, approval.cardTs)
-      : undefined;
+  const card = approval.cards[0];
+  const channelId = conversation?.channelId ?? card?.channel ?? '';
+  const threadLink = card ? await deps.slack.permalink(card.channel, card.ts) : undefined;
   return presentApproval(approval, { policy: deps.policy, channelId, threadLink });
 }

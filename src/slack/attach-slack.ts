@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
+import { isStoreFault } from '../store/store-errors.js';
 import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
@@ -37,6 +38,9 @@ export function attachSlack(options: AttachSlackOptions): void {
   registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a Slack listener');
+    // Not saved: rethrown so the receiver refuses the delivery and Slack sends it again (see
+    // deferEventAcks); everything else was handled as well as it could be.
+    if (isStoreFault(error.original ?? error)) throw error;
   });
-  runtime.observe(createSlackTurnObserver({ slack, store: runtime.store, policy: runtime.policy, logger }));
+  runtime.observe(createSlackTurnObserver({ slack, store: runtime.store, logger }));
 }

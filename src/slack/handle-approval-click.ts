@@ -1,14 +1,9 @@
 import type { Logger } from 'pino';
 import { type DecisionAction, type DecisionOrigin, describeRefusal } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
-import type { Approval } from '../store/records.js';
-import {
-  type ApprovalOutcome,
-  buildApprovalCard,
-  buildDecidedCard,
-  describeOutcome,
-} from './blocks/index.js';
-import { outcomeOf, presentApproval } from './present-approval.js';
+import { isStoreFault } from '../store/store-errors.js';
+import { type ApprovalOutcome, describeOutcome } from './blocks/index.js';
+import { outcomeOf } from './present-approval.js';
 import type { SlackPort } from './slack-port.js';
 import { mentionUser } from './text/escape-mrkdwn.js';
 import { formatSlackDate } from './text/slack-date.js';
@@ -32,21 +27,32 @@ export interface ClickDeps {
 }
 
 /**
- * A click on Allow / Deny / Always allow. The decision is the store's compare-and-set; everything here
- * is telling people what happened. A click that changes nothing gets a private reply saying why.
+ * A click on Allow / Deny / Always allow. The decision is the store's compare-and-set, and the card
+ * rewrites commit with it (the outbox sends them); everything here is telling the clicker what happened.
+ * A click that changes nothing gets a private reply saying why.
  */
 export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick): Promise<void> {
-  const outcome = await deps.runtime.decide({
-    requestId: click.requestId,
-    userId: click.userId,
-    action: click.action,
-    origin: click.origin,
-  });
   const tell = (text: string) => replyPrivately(deps, click, text);
+  let outcome: Awaited<ReturnType<Runtime['decide']>>;
+  try {
+    outcome = await deps.runtime.decide({
+      requestId: click.requestId,
+      userId: click.userId,
+      action: click.action,
+      origin: click.origin,
+    });
+  } catch (error) {
+    if (!isStoreFault(error)) throw error;
+    // Nothing was written, so the card stays as it was and the same click can simply be repeated.
+    deps.logger.error({ err: error, requestId: click.requestId }, 'could not record a decision');
+    await tell(
+      'holdfast could not record your decision (its database is not writable right now). Nothing changed: try again in a moment.',
+    );
+    return;
+  }
   switch (outcome.type) {
     case 'decided':
     case 'expired': {
-      await rewriteCard(deps, outcome.approval);
       const words = describeOutcome(
         outcomeOf(outcome.approval) ?? { type: 'expired', at: outcome.approval.expiresAt },
       );
@@ -55,7 +61,6 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       return;
     }
     case 'vote-recorded':
-      await rewriteCard(deps, outcome.approval);
       await tell(
         `Your approval is counted. ${outcome.remaining} more approver${outcome.remaining === 1 ? '' : 's'} needed.`,
       );
@@ -91,19 +96,6 @@ function alreadyDecided(outcome: ApprovalOutcome): string {
       return `Nothing changed: this request was already denied by ${mentionUser(outcome.by)} at ${at}.`;
     case 'expired':
       return `Nothing changed: this request already expired at ${at} with no decision.`;
-  }
-}
-
-async function rewriteCard(deps: ClickDeps, approval: Approval): Promise<void> {
-  if (!approval.cardChannel || !approval.cardTs) return;
-  const view = presentApproval(approval, { policy: deps.runtime.policy, channelId: approval.cardChannel });
-  const outcome = outcomeOf(approval);
-  const card = outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);
-  try {
-    await deps.slack.updateMessage({ channel: approval.cardChannel, ts: approval.cardTs, ...card });
-  } catch (error) {
-    // The decision stands whatever happens to the card.
-    deps.logger.warn({ err: error, requestId: approval.requestId }, 'could not rewrite the approval card');
   }
 }
 

@@ -24,10 +24,14 @@ export class SlackApiError extends HoldfastError {
     readonly method: string,
     /** Slack's own error string (`not_in_channel`), or the transport failure. */
     readonly slackError: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
     super(`Slack ${method} failed: ${slackError}`, options);
+    this.retryAfterMs = options?.retryAfterMs;
   }
+
+  /** Set on a 429: how long Slack asked to wait before calling this method again. */
+  readonly retryAfterMs: number | undefined;
 
   get permanent(): boolean {
     return permanent.has(this.slackError);

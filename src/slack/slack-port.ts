@@ -5,7 +5,8 @@ import type { HomeView, KnownBlock } from '@slack/types';
  * `WebClient`; tests point that client at a local server or nock rather than faking this interface.
  */
 export interface SlackPort {
-  postMessage(message: OutgoingMessage): Promise<{ ts: string }>;
+  /** `channel` in the answer is where it landed: a user id as `channel` opens the app's DM (`D…`). */
+  postMessage(message: OutgoingMessage): Promise<{ ts: string; channel: string }>;
   updateMessage(message: OutgoingMessage & { ts: string }): Promise<void>;
   postEphemeral(message: OutgoingMessage & { user: string }): Promise<void>;
   addReaction(target: ReactionTarget): Promise<void>;
@@ -17,6 +18,19 @@ export interface SlackPort {
   /** For assistant threads; a no-op where the workspace does not support it. */
   setAssistantStatus(target: { channel: string; threadTs: string; status: string }): Promise<void>;
   permalink(channel: string, ts: string): Promise<string | undefined>;
+  /**
+   * Looks for a message holdfast posted with `deliveryKey` (carried in its metadata), in a thread or,
+   * without `threadTs`, among a channel's messages since `oldest`: how a post whose answer was lost in a
+   * crash is found instead of posted twice.
+   */
+  findDelivery(where: {
+    channel: string;
+    threadTs?: string;
+    oldest?: string;
+    deliveryKey: string;
+  }): Promise<{ channel: string; ts: string } | undefined>;
+  /** The id of the app's direct message channel with a user. */
+  openDirectMessage(userId: string): Promise<string>;
 }
 
 export interface OutgoingMessage {
@@ -24,6 +38,8 @@ export interface OutgoingMessage {
   readonly threadTs?: string;
   readonly text: string;
   readonly blocks?: readonly KnownBlock[];
+  /** Names the outbox part this message delivers, in the message's metadata, so it can be found again. */
+  readonly deliveryKey?: string;
 }
 
 export interface ReactionTarget {

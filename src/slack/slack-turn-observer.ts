@@ -1,15 +1,9 @@
 import type { Logger } from 'pino';
 import type { TurnOutcome } from '../agent/turn-runner.js';
-import type { Policy } from '../approvals/policy.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
-import type { Approval, Conversation, Turn } from '../store/records.js';
+import type { Conversation, Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { buildApprovalCard, buildDecidedCard, buildThreadNotice } from './blocks/index.js';
-import { describeFailure } from './describe-failure.js';
-import { outcomeOf, presentApproval } from './present-approval.js';
-import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
-import { buildAnswerMessages, markdownToMrkdwn, redactSecrets } from './text/index.js';
 
 /** Reactions on the message that started the turn: the thread's status at a glance. */
 export const statusReactions = {
@@ -22,13 +16,15 @@ export const statusReactions = {
 export interface SlackTurnObserverDeps {
   readonly slack: SlackPort;
   readonly store: Store;
-  readonly policy: Policy;
   readonly logger: Logger;
 }
 
-/** Tells the thread what the runtime did: reactions, approval cards, answers, failures. */
+/**
+ * The thread's status while a turn runs: reactions and the assistant status line. Cards, answers and
+ * notices are not here: they go through the outbox, which posts each of them once.
+ */
 export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserver {
-  const { slack, store, policy, logger } = deps;
+  const { slack, store, logger } = deps;
 
   const conversationOf = async (conversationId: string): Promise<Conversation> => {
     const conversation = await store.conversations.get(conversationId);
@@ -63,54 +59,6 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     });
   };
 
-  const postCard = async (approval: Approval) => {
-    const conversation = await conversationOf(approval.conversationId);
-    const card = buildApprovalCard(presentApproval(approval, { policy, channelId: conversation.channelId }));
-    const posted = await slack.postMessage({
-      channel: conversation.channelId,
-      threadTs: conversation.threadTs,
-      ...card,
-    });
-    await store.approvals.attachCard(approval.requestId, conversation.channelId, posted.ts);
-  };
-
-  /** True when the answer reached the thread; false when the thread cannot take it (and never will). */
-  const deliverAnswer = async (turn: Turn, answer: string): Promise<boolean> => {
-    const conversation = await conversationOf(turn.conversationId);
-    let delivered = true;
-    try {
-      for (const message of buildAnswerMessages(markdownToMrkdwn(redactSecrets(answer)))) {
-        await slack.postMessage({
-          channel: conversation.channelId,
-          threadTs: conversation.threadTs,
-          ...message,
-        });
-      }
-    } catch (error) {
-      // Transient failures are retried by the sweep; a thread that cannot take messages is given up on.
-      if (!(error instanceof SlackApiError && error.permanent)) throw error;
-      delivered = false;
-      logger.error(
-        { err: error, turnId: turn.id, channel: conversation.channelId },
-        `the answer cannot be posted to this thread: ${explainUndeliverable(error.slackError)}`,
-      );
-      await tellRequester(turn, conversation, error);
-    }
-    await store.turns.markAnswerPosted(turn.id);
-    await assistantStatus(conversation, '');
-    return delivered;
-  };
-
-  // The requester is waiting in a thread holdfast can no longer write to: a direct message says why.
-  const tellRequester = async (turn: Turn, conversation: Conversation, error: SlackApiError) => {
-    const text =
-      `holdfast finished your request in <#${conversation.channelId}> but could not post the answer there: ` +
-      `${explainUndeliverable(error.slackError)}`;
-    await slack.postMessage({ channel: turn.requestedBy, text }).catch((dmError: unknown) => {
-      logger.warn({ err: dmError, turnId: turn.id }, 'could not tell the requester by direct message');
-    });
-  };
-
   return {
     async turnStarting(turn) {
       const conversation = await conversationOf(turn.conversationId);
@@ -123,29 +71,20 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       switch (outcome.type) {
         case 'completed': {
           const conversation = await conversationOf(outcome.turn.conversationId);
-          const delivered = await deliverAnswer(outcome.turn, outcome.answer);
-          await react(conversation, outcome.turn, delivered ? statusReactions.done : statusReactions.failed, [
-            statusReactions.working,
-          ]);
+          await react(conversation, outcome.turn, statusReactions.done, [statusReactions.working]);
+          await assistantStatus(conversation, '');
           return;
         }
         case 'awaiting-approval': {
           const conversation = await conversationOf(outcome.turn.conversationId);
           await react(conversation, outcome.turn, statusReactions.awaiting, [statusReactions.working]);
           await assistantStatus(conversation, 'is waiting for an approval…');
-          await postCard(outcome.approval);
           return;
         }
         case 'failed': {
           const conversation = await conversationOf(outcome.turn.conversationId);
           await react(conversation, outcome.turn, statusReactions.failed, [statusReactions.working]);
           await assistantStatus(conversation, '');
-          const notice = buildThreadNotice({ type: 'failed', detail: describeFailure(outcome.error.code) });
-          await slack.postMessage({
-            channel: conversation.channelId,
-            threadTs: conversation.threadTs,
-            ...notice,
-          });
           return;
         }
         case 'not-claimed':
@@ -154,42 +93,13 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       }
     },
 
-    approvalNeedsCard: postCard,
-
-    async approvalExpired(approval) {
-      const outcome = outcomeOf(approval);
-      if (!approval.cardChannel || !approval.cardTs || !outcome) return;
-      const conversation = await conversationOf(approval.conversationId);
-      const card = buildDecidedCard(
-        presentApproval(approval, { policy, channelId: conversation.channelId }),
-        outcome,
-      );
-      await slack.updateMessage({ channel: approval.cardChannel, ts: approval.cardTs, ...card });
-    },
-
-    async answerNeedsDelivery(turn) {
-      const answer = await store.transcript.finalAnswer(turn.id);
-      if (answer === undefined) {
-        await store.turns.markAnswerPosted(turn.id);
-        return;
-      }
-      await deliverAnswer(turn, answer);
+    async deliveryFailed(entry) {
+      // The answer never reached the thread: the request message must not say it is done.
+      if (entry.message.type !== 'answer' || entry.turnId === null) return;
+      const turn = await store.turns.get(entry.turnId);
+      if (!turn) return;
+      const conversation = await conversationOf(turn.conversationId);
+      await react(conversation, turn, statusReactions.failed, [statusReactions.done]);
     },
   };
-}
-
-/** Slack's reason, in words that say what to do about it. */
-function explainUndeliverable(slackError: string): string {
-  switch (slackError) {
-    case 'not_in_channel':
-      return 'holdfast is not a member of that channel. Invite it with `/invite @holdfast` and ask again.';
-    case 'channel_not_found':
-      return 'the channel no longer exists, or holdfast cannot see it.';
-    case 'is_archived':
-      return 'the channel is archived.';
-    case 'restricted_action':
-      return 'the workspace does not let holdfast post there.';
-    default:
-      return `Slack refused the message (${slackError}).`;
-  }
 }

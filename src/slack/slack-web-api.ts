@@ -19,7 +19,29 @@ export interface SlackWebApiOptions {
   readonly cacheTtlMs?: number;
 }
 
-const tsResponse = z.object({ ts: z.string() });
+const tsResponse = z.object({ ts: z.string(), channel: z.string().optional() });
+const openResponse = z.object({ channel: z.object({ id: z.string() }) });
+const historyResponse = z.object({
+  messages: z
+    .array(
+      z.object({
+        ts: z.string(),
+        metadata: z
+          .object({
+            event_type: z.string().optional(),
+            event_payload: z.record(z.string(), z.unknown()).optional(),
+          })
+          .optional(),
+      }),
+    )
+    .default([]),
+  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
+});
+
+/** The metadata event type holdfast tags its deliveries with; the payload carries the outbox part's key. */
+export const deliveryEventType = 'holdfast_delivery';
+/** Pages of history read while looking for a lost delivery, at most. */
+const searchPages = 5;
 const userResponse = z.object({
   user: z.object({
     name: z.string().optional(),
@@ -60,9 +82,13 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           blocks: blocks(message.blocks),
           unfurl_links: false,
           unfurl_media: false,
+          metadata: message.deliveryKey
+            ? { event_type: deliveryEventType, event_payload: { key: message.deliveryKey } }
+            : undefined,
         }),
       );
-      return { ts: tsResponse.parse(result).ts };
+      const posted = tsResponse.parse(result);
+      return { ts: posted.ts, channel: posted.channel ?? message.channel };
     },
     async updateMessage(message) {
       await call('chat.update', () =>
@@ -142,6 +168,46 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
         logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
       }
     },
+    async findDelivery(where) {
+      let cursor: string | undefined;
+      for (let page = 0; page < searchPages; page += 1) {
+        const result = historyResponse.parse(
+          where.threadTs
+            ? await call('conversations.replies', () =>
+                client.conversations.replies({
+                  channel: where.channel,
+                  ts: where.threadTs as string,
+                  oldest: where.oldest,
+                  include_all_metadata: true,
+                  limit: 200,
+                  cursor,
+                }),
+              )
+            : await call('conversations.history', () =>
+                client.conversations.history({
+                  channel: where.channel,
+                  oldest: where.oldest,
+                  include_all_metadata: true,
+                  limit: 200,
+                  cursor,
+                }),
+              ),
+        );
+        const found = result.messages.find(
+          (candidate) =>
+            candidate.metadata?.event_type === deliveryEventType &&
+            candidate.metadata.event_payload?.key === where.deliveryKey,
+        );
+        if (found) return { channel: where.channel, ts: found.ts };
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!cursor) return undefined;
+      }
+      return undefined;
+    },
+    async openDirectMessage(userId) {
+      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
+      return openResponse.parse(result).channel.id;
+    },
     async permalink(channel, ts) {
       try {
         const result = await call('chat.getPermalink', () =>
@@ -170,7 +236,7 @@ export function toSlackApiError(method: string, error: unknown): SlackApiError {
   if (error instanceof WebAPIPlatformError)
     return new SlackApiError(method, error.data.error, { cause: error });
   if (error instanceof WebAPIRateLimitedError) {
-    return new SlackApiError(method, `ratelimited (retry after ${error.retryAfter}s)`, { cause: error });
+    return new SlackApiError(method, 'ratelimited', { cause: error, retryAfterMs: error.retryAfter * 1_000 });
   }
   if (error instanceof WebAPIHTTPError)
     return new SlackApiError(method, `http_${error.statusCode}`, { cause: error });

@@ -7,6 +7,12 @@ export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
+  /**
+   * The oldest schema version whose code still works correctly on the database after this migration
+   * (default: this version, i.e. older releases must not run on it). A release may be rolled back onto a
+   * database up to this far ahead of it; the floor is recorded in the file so the old release can tell.
+   */
+  readonly compatibleFrom?: number;
 }
 
 export const migrations: readonly Migration[] = [
@@ -202,6 +208,72 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX audit_by_approval ON audit_events (approval_id) WHERE approval_id IS NOT NULL;
       CREATE INDEX audit_by_conversation ON audit_events (conversation_id, id);
       CREATE INDEX deliveries_by_age ON slack_deliveries (received_at);
+    `,
+  },
+  {
+    version: 3,
+    description: 'fenced leases, the outbox, every card of a request, the compatibility floor',
+    // Older releases post cards and answers directly and would duplicate what the outbox sends.
+    compatibleFrom: 3,
+    sql: `
+      -- Incremented by every claim: a write carrying an older token comes from a process that lost the turn.
+      ALTER TABLE turns ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX turns_open ON turns (status, lease_expires_at)
+        WHERE status IN ('queued', 'running', 'awaiting_approval');
+
+      -- Everything holdfast shows people goes through here, written in the commit that causes it and
+      -- claimed before it is sent (DESIGN §7).
+      CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key TEXT NOT NULL UNIQUE,
+        conversation_id TEXT NOT NULL,
+        turn_id TEXT,
+        request_id TEXT,
+        message_json TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        claim_owner TEXT,
+        claim_token INTEGER NOT NULL DEFAULT 0,
+        claim_expires_at INTEGER,
+        in_doubt INTEGER NOT NULL DEFAULT 0,
+        progress_json TEXT NOT NULL DEFAULT '{"sent":[]}',
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        finished_at INTEGER
+      );
+      CREATE INDEX outbox_pending ON outbox (conversation_id, id) WHERE status = 'pending';
+      CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE status = 'pending';
+
+      -- A request may have several cards (a re-post, direct messages to approvers); each one decides it.
+      CREATE TABLE approval_cards (
+        channel TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        request_id TEXT NOT NULL REFERENCES approvals(request_id),
+        posted_at INTEGER NOT NULL,
+        PRIMARY KEY (channel, ts)
+      );
+      CREATE INDEX approval_cards_by_request ON approval_cards (request_id);
+      INSERT INTO approval_cards (channel, ts, request_id, posted_at)
+        SELECT card_channel, card_ts, request_id, created_at FROM approvals
+        WHERE card_channel IS NOT NULL AND card_ts IS NOT NULL;
+
+      -- Pending cards and unposted answers of the old design become outbox rows, so nothing is lost.
+      INSERT INTO outbox (key, conversation_id, turn_id, request_id, message_json, next_attempt_at, created_at)
+        SELECT 'card:' || request_id, conversation_id, turn_id, request_id,
+          json_object('type', 'approval-card', 'requestId', request_id), created_at, created_at
+        FROM approvals WHERE resolved_at IS NULL AND card_ts IS NULL;
+      INSERT INTO outbox (key, conversation_id, turn_id, message_json, next_attempt_at, created_at)
+        SELECT 'answer:' || t.id, t.conversation_id, t.id,
+          json_object('type', 'answer', 'turnId', t.id, 'text', m.content), t.updated_at, t.updated_at
+        FROM turns t JOIN messages m ON m.seq = (
+          SELECT max(seq) FROM messages WHERE turn_id = t.id AND transcript_id = t.conversation_id
+            AND role = 'assistant' AND tool_calls_json IS NULL)
+        WHERE t.status = 'completed' AND t.answer_posted_at IS NULL;
+
+      DROP TABLE slack_deliveries;
+
+      CREATE TABLE holdfast_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
 ];

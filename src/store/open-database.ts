@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrations as allMigrations, latestSchemaVersion, type Migration } from './migrations.js';
 import {
@@ -27,6 +28,7 @@ export interface OpenDatabaseOptions {
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database.Database {
   const migrations = options.migrations ?? allMigrations;
+  refuseEmptyFile(file);
   let db: Database.Database;
   try {
     db = new Database(file, { timeout: options.busyTimeoutMs ?? 5_000 });
@@ -44,6 +46,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     // Table rebuilds in migrations must not trip foreign keys half way; they are checked afterwards.
     db.pragma('foreign_keys = OFF');
+    checkPages(db, file);
     migrate(db, file, migrations);
     db.pragma('foreign_keys = ON');
     return db;
@@ -53,23 +56,60 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
 }
 
+/**
+ * SQLite happily treats an empty file as a new database; where holdfast's data should be, an empty file
+ * means it was truncated or replaced, and starting afresh would silently forget every pending approval.
+ */
+function refuseEmptyFile(file: string): void {
+  if (file === ':memory:') return;
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return; // not there yet: a new database is created
+  }
+  if (size === 0) {
+    throw new DatabaseCorruptError(
+      file,
+      'the file is empty (0 bytes), so its data is gone; holdfast will not start afresh on top of it',
+    );
+  }
+}
+
+/**
+ * Damaged pages surface only when a query touches them, which could be the first click hours later.
+ * `quick_check` reads every page once at start-up instead (O(file size), without the index cross-checks).
+ */
+function checkPages(db: Database.Database, file: string): void {
+  if (file === ':memory:') return;
+  const problems = db.pragma('quick_check(5)', { simple: false }) as Array<{ quick_check: string }>;
+  const found = problems.map((row) => row.quick_check).filter((line) => line !== 'ok');
+  if (found.length > 0) throw new DatabaseCorruptError(file, `damaged pages: ${found.join('; ')}`);
+}
+
 function migrate(db: Database.Database, file: string, migrations: readonly Migration[]): void {
-  const target = migrations.at(-1)?.version ?? 0;
+  const target = Math.max(migrations.at(-1)?.version ?? 0, latestSchemaVersion);
   const current = Number(db.pragma('user_version', { simple: true }));
-  if (current > Math.max(target, latestSchemaVersion)) {
-    throw new DatabaseTooNewError(file, current, Math.max(target, latestSchemaVersion));
+  if (current > target) {
+    // A newer release migrated this file; it may declare that releases as old as this one still fit.
+    const floor = compatibilityFloor(db) ?? current;
+    if (floor > target) throw new DatabaseTooNewError(file, current, target);
+    takeWriteLockOnce(db);
+    return;
   }
   const pending = migrations.filter((migration) => migration.version > current);
   if (pending.length === 0) {
-    // Still take the write lock once, so a file held by another writer fails now, not on the first click.
-    db.prepare('BEGIN IMMEDIATE').run();
-    db.prepare('ROLLBACK').run();
+    takeWriteLockOnce(db);
     return;
   }
   const apply = db.transaction(() => {
+    // Another process may have migrated between our read and the write lock: read again under the lock.
+    const locked = Number(db.pragma('user_version', { simple: true }));
     for (const migration of pending) {
+      if (migration.version <= locked) continue;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
+      recordCompatibilityFloor(db, migration.compatibleFrom ?? migration.version);
     }
     const violations = db.pragma('foreign_key_check') as unknown[];
     if (violations.length > 0) {
@@ -77,6 +117,36 @@ function migrate(db: Database.Database, file: string, migrations: readonly Migra
     }
   });
   apply.immediate();
+}
+
+/** Taken once, so a file held by another writer fails now, not on the first click. */
+function takeWriteLockOnce(db: Database.Database): void {
+  db.prepare('BEGIN IMMEDIATE').run();
+  db.prepare('ROLLBACK').run();
+}
+
+const floorKey = 'compatible_from_schema';
+
+function compatibilityFloor(db: Database.Database): number | undefined {
+  const hasMeta = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'holdfast_meta'")
+    .get();
+  if (!hasMeta) return undefined;
+  const row = db
+    .prepare<[string], { value: string }>('SELECT value FROM holdfast_meta WHERE key = ?')
+    .get(floorKey);
+  const floor = row ? Number(row.value) : Number.NaN;
+  return Number.isInteger(floor) ? floor : undefined;
+}
+
+function recordCompatibilityFloor(db: Database.Database, floor: number): void {
+  const hasMeta = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'holdfast_meta'")
+    .get();
+  if (!hasMeta) return;
+  db.prepare(
+    'INSERT INTO holdfast_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ).run(floorKey, String(floor));
 }
 
 function classifyOpenError(file: string, error: unknown): DatabaseOpenError {

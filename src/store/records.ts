@@ -28,10 +28,11 @@ export interface Turn {
   readonly inputText: string;
   readonly leaseOwner: string | null;
   readonly leaseExpiresAt: number | null;
+  /** Fencing token of the latest claim. */
+  readonly leaseToken: number;
   readonly attempts: number;
   readonly errorCode: string | null;
   readonly errorMessage: string | null;
-  readonly answerPostedAt: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -70,8 +71,13 @@ export interface Approval {
   readonly decision: ApprovalDecision | null;
   readonly decidedBy: string | null;
   readonly always: boolean;
-  readonly cardChannel: string | null;
-  readonly cardTs: string | null;
+  /** Every message that carries this request's buttons, oldest first; a click on any of them decides it. */
+  readonly cards: readonly ApprovalCard[];
+}
+
+export interface ApprovalCard {
+  readonly channel: string;
+  readonly ts: string;
 }
 
 export type GrantScope = 'conversation' | 'channel';
@@ -100,7 +106,9 @@ export type AuditKind =
   | 'tool.started'
   | 'tool.finished'
   | 'tool.interrupted'
-  | 'turn.failed';
+  | 'turn.failed'
+  | 'turn.taken_over'
+  | 'delivery.failed';
 
 export interface AuditEvent {
   readonly id: number;

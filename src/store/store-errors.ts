@@ -65,6 +65,25 @@ export class StoreBusyError extends HoldfastError {
   readonly code = 'store_busy';
 }
 
+/**
+ * The database cannot take writes right now: the disk is full, the file became read-only, or I/O fails.
+ * Nothing was written; the caller tells the person and retries once the fault clears.
+ */
+export class StoreUnavailableError extends HoldfastError {
+  readonly code = 'store_unavailable';
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The database cannot be written (${reason}); nothing was saved.`, options);
+  }
+}
+
+/** A fault that passes: a retry after it clears succeeds without a restart. */
+export function isStoreFault(error: unknown): error is StoreBusyError | StoreUnavailableError {
+  return error instanceof StoreBusyError || error instanceof StoreUnavailableError;
+}
+
 /** A row holding JSON did not parse: the file was edited by hand or by a buggy release. */
 export class StoredRowInvalidError extends HoldfastError {
   readonly code = 'stored_row_invalid';

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../agent/chat-model.js';
 import type { KvSnapshot } from '../agent/kv.js';
+import type { DeliveryProgress, NewOutboxEntry, OutboxEntry } from '../outbox/outbox-message.js';
 import type {
   Approval,
   AuditEvent,
@@ -23,7 +24,7 @@ export interface Store {
   readonly approvals: ApprovalStore;
   readonly grants: GrantStore;
   readonly audit: AuditStore;
-  readonly deliveries: DeliveryStore;
+  readonly outbox: OutboxStore;
   close(): void;
 }
 
@@ -48,6 +49,17 @@ export interface NewTurn extends ConversationKey {
 
 export type ClaimedTurn = Extract<ClaimResult, { type: 'claimed' }>;
 
+/**
+ * Proof that a process holds a turn: the owner and the claim's token. Every write made for a turn carries
+ * it and is refused (LeaseLostError) once another claim has taken the turn, so a process that lost its
+ * lease can change nothing (invariant 6).
+ */
+export interface Fence {
+  readonly turnId: string;
+  readonly owner: string;
+  readonly token: number;
+}
+
 export type EnqueueResult =
   | {
       readonly type: 'enqueued';
@@ -64,8 +76,28 @@ export interface Lease {
 }
 
 export type ClaimResult =
-  | { readonly type: 'claimed'; readonly turn: Turn; readonly mode: 'start' | 'resume' | 'recover' }
+  | {
+      readonly type: 'claimed';
+      readonly turn: Turn;
+      readonly mode: 'start' | 'resume' | 'recover';
+      readonly fence: Fence;
+    }
   | { readonly type: 'not-claimable'; readonly reason: string; readonly turn?: Turn };
+
+export interface ClaimOptions {
+  /**
+   * Take the turn from this owner even though its lease has not lapsed yet: the caller has established
+   * that the owner is gone (a dead process on this host).
+   */
+  readonly takeOverFrom?: string;
+}
+
+/** Outbox rows a state change writes, claimed in the same commit for the process that will send them. */
+export interface Effects {
+  readonly outbox?: readonly NewOutboxEntry[];
+  /** The sender's claim on those rows; without it they wait for any worker's sweep. */
+  readonly deliverAs?: Lease;
+}
 
 export interface TurnStore {
   /**
@@ -77,23 +109,30 @@ export interface TurnStore {
   /**
    * Takes the turn for this process. A queued turn starts (its user message joins the transcript in the
    * same transaction) only when it is the oldest unfinished turn of its conversation; a turn awaiting
-   * approval resumes only when every approval is decided; a running turn whose lease lapsed is
-   * recovered.
+   * approval resumes only when every approval is decided; a running turn is recovered once its lease
+   * lapsed or its owner is known to be gone.
    */
-  claim(turnId: string, lease: Lease): Promise<ClaimResult>;
+  claim(turnId: string, lease: Lease, options?: ClaimOptions): Promise<ClaimResult>;
   /** Extends a held lease; false when the lease is no longer ours (another process took over). */
-  renewLease(turnId: string, lease: Lease): Promise<boolean>;
+  renewLease(fence: Fence, durationMs: number): Promise<boolean>;
   /** Ends a running turn: answer in the transcript, kv saved on the conversation, status completed. */
-  complete(turnId: string, owner: string, answer: string, kv: KvSnapshot): Promise<void>;
-  /** Parks the turn: kv snapshot on the approval row and status awaiting_approval, lease released. */
-  suspend(turnId: string, owner: string, requestId: string, kv: KvSnapshot): Promise<void>;
-  fail(turnId: string, owner: string | null, error: { code: string; message: string }): Promise<void>;
+  complete(fence: Fence, result: { answer: string; kv: KvSnapshot }, effects?: Effects): Promise<void>;
+  /**
+   * Parks the turn: kv snapshot on its newest pending approval, status awaiting_approval, lease released.
+   * The cards go out in the same commit, so nobody can see a card for a turn that is still running.
+   */
+  suspend(fence: Fence, kv: KvSnapshot, effects?: Effects): Promise<void>;
+  /** Ends the turn as failed; with no fence, whatever state it is in (an operator's or a sweep's call). */
+  fail(
+    target: Fence | { turnId: string },
+    error: { code: string; message: string },
+    effects?: Effects,
+  ): Promise<void>;
   /** Gives a running turn back (shutdown): the lease lapses now so the next sweep or boot re-runs it. */
-  release(turnId: string, owner: string): Promise<void>;
-  markAnswerPosted(turnId: string): Promise<void>;
+  release(fence: Fence): Promise<void>;
   /** The oldest queued turn of a conversation, if no earlier turn is still unfinished. */
   nextRunnable(conversationId: string): Promise<Turn | undefined>;
-  /** Turns a boot or sweep must pick up (see DESIGN §4). */
+  /** Turns a boot or sweep must look at (see DESIGN §4); indexed on what is open, never on history. */
   recoverable(): Promise<RecoverableTurns>;
   /** kv to restore when resuming: the snapshot stored with the turn's latest approval. */
   resumeKv(turnId: string): Promise<KvSnapshot | undefined>;
@@ -101,9 +140,9 @@ export interface TurnStore {
 
 export interface RecoverableTurns {
   readonly queued: readonly Turn[];
-  readonly staleRunning: readonly Turn[];
+  /** Every running turn; which of them are stale is the caller's rule (lease lapsed, owner gone). */
+  readonly running: readonly Turn[];
   readonly decidedAwaiting: readonly Turn[];
-  readonly unpostedAnswers: readonly Turn[];
 }
 
 export type ToolStartResult =
@@ -114,14 +153,17 @@ export type ToolStartResult =
 export interface TranscriptStore {
   /** The transcript in order, as the model will see it. */
   messages(transcriptId: string): Promise<StoredMessage[]>;
-  append(transcriptId: string, turnId: string, message: ChatMessage): Promise<StoredMessage>;
+  append(fence: Fence, transcriptId: string, message: ChatMessage): Promise<StoredMessage>;
   /** Marks a call as running; the ledger that keeps side effects at most once across crashes. */
-  startTool(call: ToolCallRef & { toolName: string; argsHash: string }): Promise<ToolStartResult>;
+  startTool(
+    fence: Fence,
+    call: ToolCallRef & { toolName: string; argsHash: string },
+  ): Promise<ToolStartResult>;
   /**
    * Records the tool message and closes the ledger entry in one transaction. A second result for the
    * same call is ignored (returns false): the first one stands.
    */
-  recordToolResult(call: ToolCallRef, content: string): Promise<boolean>;
+  recordToolResult(fence: Fence, call: ToolCallRef, content: string): Promise<boolean>;
   /** Answer of the turn: its last assistant message without tool calls. */
   finalAnswer(turnId: string): Promise<string | undefined>;
 }
@@ -158,6 +200,18 @@ export interface DecisionInput {
   readonly always?: boolean;
 }
 
+export interface ResolveOptions {
+  /** Offered so the decision that completes a turn's approvals also claims the turn for resume. */
+  readonly lease?: Lease;
+  /**
+   * The card that was clicked, when its ts is not recorded yet (the post landed but the process died
+   * before recording it): it becomes one of the request's cards in the decision's commit.
+   */
+  readonly card?: { readonly channel: string; readonly ts: string };
+  /** Who sends the card rewrites this decision writes to the outbox. */
+  readonly deliverAs?: Lease;
+}
+
 export type ResolveResult =
   | {
       readonly type: 'decided';
@@ -186,20 +240,21 @@ export interface PendingFilter {
 
 export interface ApprovalStore {
   /** Inserts the pending row; an existing row for the same call is returned untouched. */
-  create(approval: NewApproval): Promise<CreateApprovalResult>;
+  create(fence: Fence, approval: NewApproval): Promise<CreateApprovalResult>;
   get(requestId: string): Promise<Approval | undefined>;
   forCall(transcriptId: string, toolCallId: string): Promise<Approval | undefined>;
   /**
    * The compare-and-set: only a pending, unexpired row changes. An overdue row is expired on the spot
-   * and reported as such; decision, grant and audit event commit together.
+   * and reported as such; decision, grant, audit event and card rewrites commit together.
    */
-  resolve(input: DecisionInput, lease?: Lease): Promise<ResolveResult>;
-  attachCard(requestId: string, channel: string, ts: string): Promise<void>;
-  /** Marks every overdue pending row `expired`; returns those rows. */
-  expireOverdue(): Promise<Approval[]>;
+  resolve(input: DecisionInput, options?: ResolveOptions): Promise<ResolveResult>;
+  /**
+   * Marks overdue pending rows `expired` (at most `limit`, oldest first), with their audit events and
+   * card rewrites; returns those rows.
+   */
+  expireOverdue(limit?: number): Promise<Approval[]>;
   pending(filter?: PendingFilter): Promise<Approval[]>;
   recentlyDecided(limit: number): Promise<Approval[]>;
-  withoutCard(): Promise<Approval[]>;
   forTurn(turnId: string): Promise<Approval[]>;
 }
 
@@ -232,12 +287,56 @@ export interface AuditStore {
   list(filter?: { approvalId?: string; conversationId?: string; limit?: number }): Promise<AuditEvent[]>;
 }
 
-export interface DeliveryStore {
+export interface OutboxStore {
+  /** Rows written on their own (not as part of a turn's state change), e.g. a notice to a requester. */
+  enqueue(entries: readonly NewOutboxEntry[], deliverAs?: Lease): Promise<OutboxEntry[]>;
+  get(id: number): Promise<OutboxEntry | undefined>;
+  /** The oldest pending row of a conversation: rows of one thread are delivered in order. */
+  nextPending(conversationId: string): Promise<OutboxEntry | undefined>;
   /**
-   * Remembers a Slack delivery under all its keys (event id, channel:ts). True when none was seen
-   * before: Slack delivers at least once, and one post arrives as a message/app_mention pair.
+   * Conversations with a pending row that is due and not held by a live claim, for the sweep; `now`
+   * minus nothing: lapsed claims count as free.
    */
-  firstSighting(keys: readonly string[]): Promise<boolean>;
-  /** Forgets deliveries older than the cut-off. */
-  prune(olderThan: number): Promise<number>;
+  duePending(limit: number): Promise<OutboxEntry[]>;
+  /**
+   * Claims a row for sending: only a pending row whose claim is absent, lapsed, or held by
+   * `takeOverFrom`. Taking over a claim that never recorded an outcome marks the row in doubt.
+   */
+  claim(id: number, lease: Lease, options?: { takeOverFrom?: string }): Promise<OutboxEntry | undefined>;
+  /**
+   * Records progress (a part sent) and extends the claim by `extendByMs`, so a long answer keeps it;
+   * false when the claim is no longer ours.
+   */
+  recordProgress(
+    id: number,
+    claim: ClaimToken,
+    progress: DeliveryProgress,
+    extendByMs: number,
+  ): Promise<boolean>;
+  /**
+   * The row is delivered. For an approval card, the parts' messages become cards of the request in the
+   * same commit.
+   */
+  complete(id: number, claim: ClaimToken, progress: DeliveryProgress): Promise<boolean>;
+  /** Hands the row back to be tried again at `nextAttemptAt`; its claim ends cleanly (not in doubt). */
+  retryLater(
+    id: number,
+    claim: ClaimToken,
+    retry: { nextAttemptAt: number; error: string },
+  ): Promise<boolean>;
+  /**
+   * The row can never be delivered: it is marked failed, an audit event says why, and `then` (a notice
+   * to a person) is written in the same commit.
+   */
+  giveUp(
+    id: number,
+    claim: ClaimToken,
+    failure: { error: string; then?: readonly NewOutboxEntry[] },
+    deliverAs?: Lease,
+  ): Promise<boolean>;
+}
+
+export interface ClaimToken {
+  readonly owner: string;
+  readonly token: number;
 }

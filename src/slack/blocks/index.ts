@@ -19,6 +19,7 @@ export {
   findBlockKitViolations,
   measureBlockText,
 } from './block-kit-limits.js';
+export { buildDirectNotice, explainUndeliverable } from './delivery-notice.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

@@ -2,5 +2,11 @@ export { escapeMrkdwn, mentionGroup, mentionUser, neutraliseCodeFences } from '.
 export { type MarkdownToMrkdwnOptions, markdownToMrkdwn } from './markdown-to-mrkdwn.js';
 export { redactSecrets } from './redact-secrets.js';
 export { fallbackTime, formatSlackDate, type SlackDateOptions } from './slack-date.js';
-export { buildAnswerMessages, type SplitOptions, splitForSlack } from './split-message.js';
+export {
+  answerMessage,
+  buildAnswerMessages,
+  planAnswerMessages,
+  type SplitOptions,
+  splitForSlack,
+} from './split-message.js';
 export { truncateText } from './truncate-text.js';

@@ -98,7 +98,8 @@ const EMPTY_ANSWER = '_(empty answer)_';
 // Leaves a margin under the cumulative block-text budget for the block containers themselves.
 const ANSWER_TEXT_BUDGET = BLOCK_KIT_LIMITS.messageBlockText - 1000;
 
-function answerMessage(chunks: readonly string[]): SlackMessage {
+/** One answer message from its chunks (see `planAnswerMessages`). */
+export function answerMessage(chunks: readonly string[]): SlackMessage {
   const blocks: KnownBlock[] = chunks.map((chunk) => ({
     type: 'section',
     text: { type: 'mrkdwn', text: chunk },
@@ -113,21 +114,29 @@ function answerMessage(chunks: readonly string[]): SlackMessage {
  * never rejected with `invalid_blocks` or `msg_too_long`.
  */
 export function buildAnswerMessages(mrkdwn: string): SlackMessage[] {
+  return planAnswerMessages(mrkdwn).map(answerMessage);
+}
+
+/**
+ * The chunks of each message an answer becomes, in order: what `buildAnswerMessages` renders, kept as
+ * plain data so a delivery can store its plan and resume at the first message not yet posted.
+ */
+export function planAnswerMessages(mrkdwn: string): string[][] {
   const chunks = splitForSlack(redactSecrets(mrkdwn), { maxChars: BLOCK_KIT_LIMITS.sectionText });
-  if (chunks.length === 0) return [answerMessage([EMPTY_ANSWER])];
-  const messages: SlackMessage[] = [];
+  if (chunks.length === 0) return [[EMPTY_ANSWER]];
+  const messages: string[][] = [];
   let current: string[] = [];
   let size = 0;
   for (const chunk of chunks) {
     const full = current.length >= BLOCK_KIT_LIMITS.messageBlocks || size + chunk.length > ANSWER_TEXT_BUDGET;
     if (current.length > 0 && full) {
-      messages.push(answerMessage(current));
+      messages.push(current);
       current = [];
       size = 0;
     }
     current.push(chunk);
     size += chunk.length;
   }
-  messages.push(answerMessage(current));
+  messages.push(current);
   return messages;
 }

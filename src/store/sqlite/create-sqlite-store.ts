@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Store } from '../store.js';
 import { createSqliteApprovals } from './sqlite-approvals.js';
-import { createSqliteAudit, createSqliteDeliveries } from './sqlite-audit.js';
+import { createSqliteAudit } from './sqlite-audit.js';
 import { createSqliteGrants } from './sqlite-grants.js';
+import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
 import { createSqliteConversations, createSqliteTurns } from './sqlite-turns.js';
 
@@ -20,7 +21,7 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     approvals: createSqliteApprovals(context),
     grants: createSqliteGrants(context),
     audit: createSqliteAudit(context),
-    deliveries: createSqliteDeliveries(context),
+    outbox: createSqliteOutbox(context),
     close() {
       if (db.open) db.close();
     },

@@ -1,15 +1,24 @@
 import { z } from 'zod';
+import { outboxKeys } from '../../outbox/outbox-message.js';
 import type { Approval, ApprovalDecision } from '../records.js';
 import type {
   ApprovalStore,
   CreateApprovalResult,
   DecisionInput,
+  Fence,
   Lease,
   NewApproval,
   PendingFilter,
+  ResolveOptions,
   ResolveResult,
 } from '../store.js';
-import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import {
+  parseJsonColumn,
+  prepareFenceCheck,
+  type SqliteContext,
+  writeTransaction,
+} from './sqlite-context.js';
+import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareTurnClaim } from './sqlite-turns.js';
 
 interface ApprovalRow {
@@ -32,8 +41,6 @@ interface ApprovalRow {
   decision: ApprovalDecision | null;
   decided_by: string | null;
   always_allow: number;
-  card_channel: string | null;
-  card_ts: string | null;
 }
 
 const detailsSchema = z.object({ arguments: z.unknown() });
@@ -41,6 +48,15 @@ const detailsSchema = z.object({ arguments: z.unknown() });
 export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const { db, now } = context;
   const claimTurn = prepareTurnClaim(context);
+  const checkFence = prepareFenceCheck(context);
+  const writeOutbox = prepareOutboxWriter(context);
+  const cardsOf = db.prepare<[string], { channel: string; ts: string }>(
+    'SELECT channel, ts FROM approval_cards WHERE request_id = ? ORDER BY posted_at, rowid',
+  );
+  const insertCard = db.prepare(
+    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
+     ON CONFLICT (channel, ts) DO NOTHING`,
+  );
   const byId = db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE request_id = ?');
   const byCall = db.prepare<[string, string], ApprovalRow>(
     'SELECT * FROM approvals WHERE transcript_id = ? AND tool_call_id = ?',
@@ -76,9 +92,8 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const pendingForTurn = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
   );
-  const setCard = db.prepare('UPDATE approvals SET card_channel = ?, card_ts = ? WHERE request_id = ?');
-  const overdue = db.prepare<[number], ApprovalRow>(
-    'SELECT * FROM approvals WHERE resolved_at IS NULL AND expires_at <= ? ORDER BY expires_at',
+  const overdue = db.prepare<[number, number], ApprovalRow>(
+    'SELECT * FROM approvals WHERE resolved_at IS NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?',
   );
   const pendingAll = db.prepare<[number], ApprovalRow>(
     'SELECT * FROM approvals WHERE resolved_at IS NULL ORDER BY created_at LIMIT ?',
@@ -92,9 +107,6 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   );
   const recent = db.prepare<[number], ApprovalRow>(
     'SELECT * FROM approvals WHERE resolved_at IS NOT NULL ORDER BY resolved_at DESC LIMIT ?',
-  );
-  const cardless = db.prepare<[], ApprovalRow>(
-    'SELECT * FROM approvals WHERE resolved_at IS NULL AND card_ts IS NULL ORDER BY created_at',
   );
   const forTurn = db.prepare<[string], ApprovalRow>(
     'SELECT * FROM approvals WHERE turn_id = ? ORDER BY created_at',
@@ -122,9 +134,24 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
     decision: row.decision,
     decidedBy: row.decided_by,
     always: row.always_allow === 1,
-    cardChannel: row.card_channel,
-    cardTs: row.card_ts,
+    cards: cardsOf.all(row.request_id),
   });
+
+  // Every card of the request is rewritten once per state it reaches (a vote, the decision, expiry).
+  const rewriteCards = (row: ApprovalRow, state: string, at: number, deliverAs?: Lease) =>
+    writeOutbox(
+      [
+        {
+          key: outboxKeys.cardUpdate(row.request_id, state),
+          conversationId: row.conversation_id,
+          turnId: row.turn_id,
+          requestId: row.request_id,
+          message: { type: 'card-update', requestId: row.request_id },
+        },
+      ],
+      at,
+      deliverAs,
+    );
 
   const reload = (requestId: string): Approval => {
     const row = byId.get(requestId);
@@ -142,7 +169,8 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       data: JSON.stringify({ tool: row.tool_name, ...data }),
     });
 
-  const create = writeTransaction(db, (approval: NewApproval): CreateApprovalResult => {
+  const create = writeTransaction(db, (fence: Fence, approval: NewApproval): CreateApprovalResult => {
+    checkFence(fence);
     const at = now();
     const result = insert.run({
       ...approval,
@@ -160,7 +188,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
     return { type: 'created', approval: toApproval(row) };
   });
 
-  const expire = (row: ApprovalRow, at: number): boolean => {
+  const expire = (row: ApprovalRow, at: number, deliverAs?: Lease): boolean => {
     const changed = decide.run({
       requestId: row.request_id,
       decision: 'expired',
@@ -168,86 +196,98 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       now: at,
       always: 0,
     });
-    if (changed.changes === 1) record(row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at }, at);
-    return changed.changes === 1;
+    if (changed.changes === 0) return false;
+    record(row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at }, at);
+    rewriteCards(row, 'expired', at, deliverAs);
+    return true;
   };
 
-  const resolve = writeTransaction(db, (input: DecisionInput, lease?: Lease): ResolveResult => {
-    const row = byId.get(input.requestId);
-    if (!row) return { type: 'unknown' };
-    if (row.decision !== null) return { type: 'already-decided', approval: toApproval(row) };
-    const at = now();
-    const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
-    // The decision that completes a turn's set also claims it for resume, in the same commit.
-    const claimIfReady = (ready: boolean) => {
-      if (!ready || !lease) return undefined;
-      const claim = claimTurn(row.turn_id, lease);
-      return claim.type === 'claimed' ? claim : undefined;
-    };
-    if (at >= row.expires_at) {
-      expire(row, at);
+  const resolve = writeTransaction(
+    db,
+    (input: DecisionInput, options: ResolveOptions = {}): ResolveResult => {
+      const { lease, deliverAs } = options;
+      const row = byId.get(input.requestId);
+      if (!row) return { type: 'unknown' };
+      const at = now();
+      // The clicked message is a card of this request whatever the outcome: its ts may never have been
+      // recorded (the process died right after posting it), and it must be rewritten with the others.
+      if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
+      if (row.decision !== null) return { type: 'already-decided', approval: toApproval(row) };
+      const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
+      // The decision that completes a turn's set also claims it for resume, in the same commit.
+      const claimIfReady = (ready: boolean) => {
+        if (!ready || !lease) return undefined;
+        const claim = claimTurn(row.turn_id, lease);
+        return claim.type === 'claimed' ? claim : undefined;
+      };
+      if (at >= row.expires_at) {
+        expire(row, at, deliverAs);
+        const ready = turnReady();
+        return {
+          type: 'expired',
+          approval: reload(row.request_id),
+          turnReady: ready,
+          claim: claimIfReady(ready),
+        };
+      }
+      if (input.decision === 'allowed') {
+        const counted = vote.run(row.request_id, input.decidedBy, at).changes === 1;
+        const votes = votesFor.all(row.request_id).length;
+        if (!counted && votes < row.required_approvals)
+          return { type: 'already-voted', approval: toApproval(row) };
+        if (votes < row.required_approvals) {
+          record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
+          rewriteCards(row, `votes-${votes}`, at, deliverAs);
+          return {
+            type: 'vote-recorded',
+            approval: reload(row.request_id),
+            remaining: row.required_approvals - votes,
+          };
+        }
+      }
+      const always = input.decision === 'allowed' && input.always === true;
+      const changed = decide.run({
+        requestId: row.request_id,
+        decision: input.decision,
+        decidedBy: input.decidedBy,
+        now: at,
+        always: always ? 1 : 0,
+      });
+      if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
+      record(row, input.decidedBy, `approval.${input.decision}`, { always }, at);
+      rewriteCards(row, input.decision, at, deliverAs);
+      if (always) {
+        const granted = insertGrant.run({
+          scopeId: row.conversation_id,
+          toolName: row.tool_name,
+          createdBy: input.decidedBy,
+          now: at,
+          requestId: row.request_id,
+        });
+        if (granted.changes === 1)
+          record(row, input.decidedBy, 'grant.created', { scope: 'conversation' }, at);
+      }
       const ready = turnReady();
       return {
-        type: 'expired',
+        type: 'decided',
         approval: reload(row.request_id),
         turnReady: ready,
         claim: claimIfReady(ready),
       };
-    }
-    if (input.decision === 'allowed') {
-      const counted = vote.run(row.request_id, input.decidedBy, at).changes === 1;
-      const votes = votesFor.all(row.request_id).length;
-      if (!counted && votes < row.required_approvals)
-        return { type: 'already-voted', approval: toApproval(row) };
-      if (votes < row.required_approvals) {
-        record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
-        return {
-          type: 'vote-recorded',
-          approval: reload(row.request_id),
-          remaining: row.required_approvals - votes,
-        };
-      }
-    }
-    const always = input.decision === 'allowed' && input.always === true;
-    const changed = decide.run({
-      requestId: row.request_id,
-      decision: input.decision,
-      decidedBy: input.decidedBy,
-      now: at,
-      always: always ? 1 : 0,
-    });
-    if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
-    record(row, input.decidedBy, `approval.${input.decision}`, { always }, at);
-    if (always) {
-      const granted = insertGrant.run({
-        scopeId: row.conversation_id,
-        toolName: row.tool_name,
-        createdBy: input.decidedBy,
-        now: at,
-        requestId: row.request_id,
-      });
-      if (granted.changes === 1) record(row, input.decidedBy, 'grant.created', { scope: 'conversation' }, at);
-    }
-    const ready = turnReady();
-    return {
-      type: 'decided',
-      approval: reload(row.request_id),
-      turnReady: ready,
-      claim: claimIfReady(ready),
-    };
-  });
+    },
+  );
 
-  const expireOverdue = writeTransaction(db, (): Approval[] => {
+  const expireOverdue = writeTransaction(db, (limit: number): Approval[] => {
     const at = now();
     const expired: Approval[] = [];
-    for (const row of overdue.all(at)) {
+    for (const row of overdue.all(at, limit)) {
       if (expire(row, at)) expired.push(reload(row.request_id));
     }
     return expired;
   });
 
   return {
-    create: async (approval) => create(approval),
+    create: async (fence, approval) => create(fence, approval),
     async get(requestId) {
       const row = byId.get(requestId);
       return row ? toApproval(row) : undefined;
@@ -256,11 +296,8 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       const row = byCall.get(transcriptId, toolCallId);
       return row ? toApproval(row) : undefined;
     },
-    resolve: async (input, lease) => resolve(input, lease),
-    async attachCard(requestId, channel, ts) {
-      translateBusy(() => setCard.run(channel, ts, requestId));
-    },
-    expireOverdue: async () => expireOverdue(),
+    resolve: async (input, options) => resolve(input, options),
+    expireOverdue: async (limit = 500) => expireOverdue(limit),
     async pending(filter: PendingFilter = {}) {
       const limit = filter.limit ?? 500;
       const rows = filter.conversationId
@@ -272,9 +309,6 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
     },
     async recentlyDecided(limit) {
       return recent.all(limit).map(toApproval);
-    },
-    async withoutCard() {
-      return cardless.all().map(toApproval);
     },
     async forTurn(turnId) {
       return forTurn.all(turnId).map(toApproval);

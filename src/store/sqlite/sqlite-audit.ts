@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuditEvent, AuditKind } from '../records.js';
-import type { AuditStore, DeliveryStore } from '../store.js';
-import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import type { AuditStore } from '../store.js';
+import { parseJsonColumn, type SqliteContext, translateBusy } from './sqlite-context.js';
 
 interface AuditRow {
   id: number;
@@ -59,26 +59,6 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
           data: parseJsonColumn(dataSchema, row.data_json, { table: 'audit_events', key: String(row.id) }),
         }),
       );
-    },
-  };
-}
-
-export function createSqliteDeliveries({ db, now }: SqliteContext): DeliveryStore {
-  const insert = db.prepare(
-    'INSERT INTO slack_deliveries (key, received_at) VALUES (?, ?) ON CONFLICT DO NOTHING',
-  );
-  const prune = db.prepare('DELETE FROM slack_deliveries WHERE received_at < ?');
-  const firstSighting = writeTransaction(db, (keys: readonly string[]): boolean => {
-    const at = now();
-    let fresh = true;
-    // Every key is recorded even when an earlier one was known, so the twin that comes later is caught too.
-    for (const key of keys) if (insert.run(key, at).changes === 0) fresh = false;
-    return fresh;
-  });
-  return {
-    firstSighting: async (keys) => firstSighting(keys),
-    async prune(olderThan) {
-      return translateBusy(() => prune.run(olderThan)).changes;
     },
   };
 }

@@ -1,7 +1,13 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { sqliteCode } from '../open-database.js';
-import { StoreBusyError, StoredRowInvalidError } from '../store-errors.js';
+import type { Fence } from '../store.js';
+import {
+  LeaseLostError,
+  StoreBusyError,
+  StoredRowInvalidError,
+  StoreUnavailableError,
+} from '../store-errors.js';
 
 export interface SqliteContext {
   readonly db: Database.Database;
@@ -20,6 +26,10 @@ export function writeTransaction<Args extends unknown[], Result>(
   return (...args) => translateBusy(() => transaction.immediate(...args));
 }
 
+/**
+ * Storage faults become typed errors callers can tell a person about and retry: a lock held too long,
+ * a full disk, a read-only or failing file. Nothing was written when one of these is thrown.
+ */
 export function translateBusy<Result>(work: () => Result): Result {
   try {
     return work();
@@ -30,9 +40,14 @@ export function translateBusy<Result>(work: () => Result): Result {
         cause: error,
       });
     }
+    if (code && unavailable.some((prefix) => code.startsWith(prefix))) {
+      throw new StoreUnavailableError(code, { cause: error });
+    }
     throw error;
   }
 }
+
+const unavailable = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_CORRUPT'];
 
 /** Parses a JSON column with its schema; a bad row is an error naming the row, never a silent default. */
 export function parseJsonColumn<Schema extends z.ZodType>(
@@ -53,4 +68,21 @@ export function parseJsonColumn<Schema extends z.ZodType>(
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new StoredRowInvalidError(where.table, where.key, z.prettifyError(parsed.error));
   return parsed.data;
+}
+
+/**
+ * The fence every write made for a turn passes first, inside its transaction: the turn must still be
+ * running under this exact claim. A process whose lease was taken over gets LeaseLostError and writes
+ * nothing (invariant 6).
+ */
+export function prepareFenceCheck({ db }: SqliteContext): (fence: Fence) => void {
+  const holder = db.prepare<[string], { status: string; lease_owner: string | null; lease_token: number }>(
+    'SELECT status, lease_owner, lease_token FROM turns WHERE id = ?',
+  );
+  return (fence) => {
+    const row = holder.get(fence.turnId);
+    if (row?.status !== 'running' || row.lease_owner !== fence.owner || row.lease_token !== fence.token) {
+      throw new LeaseLostError(fence.turnId);
+    }
+  };
 }

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import type { ChatMessage, ToolCall } from '../../agent/chat-model.js';
 import type { StoredMessage } from '../records.js';
-import type { ToolStartResult, TranscriptStore } from '../store.js';
-import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import type { Fence, ToolCallRef, ToolStartResult, TranscriptStore } from '../store.js';
+import {
+  parseJsonColumn,
+  prepareFenceCheck,
+  type SqliteContext,
+  translateBusy,
+  writeTransaction,
+} from './sqlite-context.js';
 
 interface MessageRow {
   seq: number;
@@ -46,7 +52,9 @@ export function rootConversationOf(transcriptId: string): string {
   return nested === -1 ? transcriptId : transcriptId.slice(0, nested);
 }
 
-export function createSqliteTranscript({ db, now }: SqliteContext): TranscriptStore {
+export function createSqliteTranscript(context: SqliteContext): TranscriptStore {
+  const { db, now } = context;
+  const checkFence = prepareFenceCheck(context);
   const select = db.prepare<[string], MessageRow>(
     'SELECT * FROM messages WHERE transcript_id = ? ORDER BY seq',
   );
@@ -76,11 +84,12 @@ export function createSqliteTranscript({ db, now }: SqliteContext): TranscriptSt
        AND tool_calls_json IS NULL ORDER BY seq DESC LIMIT 1`,
   );
 
-  const append = writeTransaction(db, (transcriptId: string, turnId: string, message: ChatMessage) => {
+  const append = writeTransaction(db, (fence: Fence, transcriptId: string, message: ChatMessage) => {
+    checkFence(fence);
     const info = insert.run({
       conversationId: rootConversationOf(transcriptId),
       transcriptId,
-      turnId,
+      turnId: fence.turnId,
       role: message.role,
       content: message.content,
       toolCalls:
@@ -95,14 +104,8 @@ export function createSqliteTranscript({ db, now }: SqliteContext): TranscriptSt
 
   const startTool = writeTransaction(
     db,
-    (call: {
-      conversationId: string;
-      transcriptId: string;
-      turnId: string;
-      toolCallId: string;
-      toolName: string;
-      argsHash: string;
-    }): ToolStartResult => {
+    (fence: Fence, call: ToolCallRef & { toolName: string; argsHash: string }): ToolStartResult => {
+      checkFence(fence);
       const existing = execution.get(call.transcriptId, call.toolCallId);
       if (existing) return { type: 'previously-started', startedAt: existing.started_at };
       startExecution.run({ ...call, now: now() });
@@ -110,37 +113,32 @@ export function createSqliteTranscript({ db, now }: SqliteContext): TranscriptSt
     },
   );
 
-  const recordToolResult = writeTransaction(
-    db,
-    (
-      call: { conversationId: string; transcriptId: string; turnId: string; toolCallId: string },
-      content: string,
-    ) => {
-      // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
-      if (resultExists.get(call.transcriptId, call.toolCallId)) return false;
-      const at = now();
-      insert.run({
-        conversationId: call.conversationId,
-        transcriptId: call.transcriptId,
-        turnId: call.turnId,
-        role: 'tool',
-        content,
-        toolCalls: null,
-        toolCallId: call.toolCallId,
-        now: at,
-      });
-      finishExecution.run({ transcriptId: call.transcriptId, toolCallId: call.toolCallId, now: at });
-      return true;
-    },
-  );
+  const recordToolResult = writeTransaction(db, (fence: Fence, call: ToolCallRef, content: string) => {
+    checkFence(fence);
+    // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
+    if (resultExists.get(call.transcriptId, call.toolCallId)) return false;
+    const at = now();
+    insert.run({
+      conversationId: call.conversationId,
+      transcriptId: call.transcriptId,
+      turnId: call.turnId,
+      role: 'tool',
+      content,
+      toolCalls: null,
+      toolCallId: call.toolCallId,
+      now: at,
+    });
+    finishExecution.run({ transcriptId: call.transcriptId, toolCallId: call.toolCallId, now: at });
+    return true;
+  });
 
   return {
     async messages(transcriptId) {
       return translateBusy(() => select.all(transcriptId)).map(toStored);
     },
-    append: async (transcriptId, turnId, message) => append(transcriptId, turnId, message),
-    startTool: async (call) => startTool(call),
-    recordToolResult: async (call, content) => recordToolResult(call, content),
+    append: async (fence, transcriptId, message) => append(fence, transcriptId, message),
+    startTool: async (fence, call) => startTool(fence, call),
+    recordToolResult: async (fence, call, content) => recordToolResult(fence, call, content),
     async finalAnswer(turnId) {
       return lastAnswer.get(turnId)?.content ?? undefined;
     },

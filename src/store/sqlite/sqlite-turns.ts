@@ -1,19 +1,29 @@
 import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
 import type { Conversation, Turn, TurnStatus } from '../records.js';
+import { decideClaim } from '../rules/claim-turn.js';
 import type {
+  ClaimOptions,
   ClaimResult,
   ConversationStore,
+  Effects,
   EnqueueResult,
+  Fence,
   Lease,
   NewTurn,
   RecoverableTurns,
   TurnStore,
 } from '../store.js';
-import { LeaseLostError } from '../store-errors.js';
-import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import {
+  parseJsonColumn,
+  prepareFenceCheck,
+  type SqliteContext,
+  translateBusy,
+  writeTransaction,
+} from './sqlite-context.js';
+import { prepareOutboxWriter } from './sqlite-outbox.js';
 
-interface TurnRow {
+export interface TurnRow {
   seq: number;
   id: string;
   conversation_id: string;
@@ -24,10 +34,10 @@ interface TurnRow {
   input_text: string;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  lease_token: number;
   attempts: number;
   error_code: string | null;
   error_message: string | null;
-  answer_posted_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -41,7 +51,7 @@ interface ConversationRow {
   created_at: number;
 }
 
-function toTurn(row: TurnRow): Turn {
+export function toTurn(row: TurnRow): Turn {
   return {
     id: row.id,
     seq: row.seq,
@@ -53,10 +63,10 @@ function toTurn(row: TurnRow): Turn {
     inputText: row.input_text,
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
+    leaseToken: row.lease_token,
     attempts: row.attempts,
     errorCode: row.error_code,
     errorMessage: row.error_message,
-    answerPostedAt: row.answer_posted_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -91,6 +101,8 @@ const active = `('queued', 'running', 'awaiting_approval')`;
 
 export function createSqliteTurns(context: SqliteContext): TurnStore {
   const { db, now } = context;
+  const checkFence = prepareFenceCheck(context);
+  const writeOutbox = prepareOutboxWriter(context);
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const byTrigger = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE trigger_key = ?');
   const insertConversation = db.prepare(
@@ -107,8 +119,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
      ON CONFLICT (trigger_key) DO NOTHING`,
   );
   const renew = db.prepare(
-    `UPDATE turns SET lease_expires_at = @expires, updated_at = @now
-     WHERE id = @id AND status = 'running' AND lease_owner = @owner`,
+    `UPDATE turns SET lease_expires_at = @expires
+     WHERE id = @id AND status = 'running' AND lease_owner = @owner AND lease_token = @token`,
   );
   const appendAnswer = db.prepare(
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
@@ -118,24 +130,29 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const finish = db.prepare(
     `UPDATE turns SET status = @status, lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
        error_code = @errorCode, error_message = @errorMessage
-     WHERE id = @id AND status = 'running' AND (@owner IS NULL OR lease_owner = @owner)`,
+     WHERE id = @id`,
   );
   const failAny = db.prepare(
     `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
        error_code = @errorCode, error_message = @errorMessage
      WHERE id = @id AND status IN ${active}`,
   );
+  // Decided or not: a request decided from the inbox before this commit still carries the turn's kv.
+  const newestApproval = db.prepare<[string], { request_id: string }>(
+    'SELECT request_id FROM approvals WHERE turn_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+  );
   const snapshotKv = db.prepare('UPDATE approvals SET kv_snapshot_json = @kv WHERE request_id = @requestId');
   const releaseLease = db.prepare(
-    `UPDATE turns SET lease_expires_at = 0, updated_at = @now WHERE id = @id AND status = 'running' AND lease_owner = @owner`,
+    `UPDATE turns SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
+     WHERE id = @id AND status = 'running' AND lease_owner = @owner AND lease_token = @token`,
   );
-  const answerPosted = db.prepare('UPDATE turns SET answer_posted_at = ? WHERE id = ?');
   const oldestQueued = db.prepare<[string], TurnRow>(
     `SELECT * FROM turns WHERE conversation_id = ? AND status = 'queued' ORDER BY seq LIMIT 1`,
   );
   const activeCount = db.prepare<[string], { n: number }>(
     `SELECT count(*) AS n FROM turns WHERE conversation_id = ? AND status IN ('running', 'awaiting_approval')`,
   );
+  // All three use turns_open: their cost follows the open turns, not the history.
   const runnableQueued = db.prepare<[], TurnRow>(
     `SELECT t.* FROM turns t
      WHERE t.status = 'queued'
@@ -144,22 +161,18 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
                        AND r.status IN ('running', 'awaiting_approval'))
      ORDER BY t.seq`,
   );
-  const staleRunning = db.prepare<[number], TurnRow>(
-    `SELECT * FROM turns WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?)
-     ORDER BY seq`,
-  );
+  const running = db.prepare<[], TurnRow>(`SELECT * FROM turns WHERE status = 'running' ORDER BY seq`);
   const decidedAwaiting = db.prepare<[], TurnRow>(
     `SELECT t.* FROM turns t WHERE t.status = 'awaiting_approval'
        AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.resolved_at IS NULL)
      ORDER BY t.seq`,
   );
-  const unposted = db.prepare<[], TurnRow>(
-    `SELECT * FROM turns WHERE status = 'completed' AND answer_posted_at IS NULL ORDER BY seq`,
-  );
   const latestSnapshot = db.prepare<[string], { kv_snapshot_json: string; request_id: string }>(
     `SELECT kv_snapshot_json, request_id FROM approvals
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
+
+  const claimInside = prepareTurnClaim(context);
 
   const enqueue = writeTransaction(db, (turn: NewTurn, lease?: Lease): EnqueueResult => {
     const at = now();
@@ -182,32 +195,56 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     };
   });
 
-  const claimInside = prepareTurnClaim(context);
   const claim = writeTransaction(db, claimInside);
 
-  const complete = writeTransaction(db, (turnId: string, owner: string, answer: string, kv: KvSnapshot) => {
-    const row = byId.get(turnId);
-    if (row?.status !== 'running' || row.lease_owner !== owner) throw new LeaseLostError(turnId);
-    const at = now();
-    appendAnswer.run({ conversationId: row.conversation_id, turnId, content: answer, now: at });
-    saveKv.run({ kv: JSON.stringify(kv), conversationId: row.conversation_id });
-    finish.run({ id: turnId, status: 'completed', owner, now: at, errorCode: null, errorMessage: null });
-  });
+  const complete = writeTransaction(
+    db,
+    (fence: Fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) => {
+      checkFence(fence);
+      const row = byId.get(fence.turnId) as TurnRow;
+      const at = now();
+      appendAnswer.run({
+        conversationId: row.conversation_id,
+        turnId: fence.turnId,
+        content: result.answer,
+        now: at,
+      });
+      saveKv.run({ kv: JSON.stringify(result.kv), conversationId: row.conversation_id });
+      finish.run({ id: fence.turnId, status: 'completed', now: at, errorCode: null, errorMessage: null });
+      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+    },
+  );
 
-  const suspend = writeTransaction(db, (turnId: string, owner: string, requestId: string, kv: KvSnapshot) => {
-    const row = byId.get(turnId);
-    if (row?.status !== 'running' || row.lease_owner !== owner) throw new LeaseLostError(turnId);
+  const suspend = writeTransaction(db, (fence: Fence, kv: KvSnapshot, effects: Effects = {}) => {
+    checkFence(fence);
+    const at = now();
     // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
-    snapshotKv.run({ kv: JSON.stringify(kv), requestId });
+    const newest = newestApproval.get(fence.turnId);
+    if (newest) snapshotKv.run({ kv: JSON.stringify(kv), requestId: newest.request_id });
     finish.run({
-      id: turnId,
+      id: fence.turnId,
       status: 'awaiting_approval',
-      owner,
-      now: now(),
+      now: at,
       errorCode: null,
       errorMessage: null,
     });
+    writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
   });
+
+  const fail = writeTransaction(
+    db,
+    (target: Fence | { turnId: string }, error: { code: string; message: string }, effects: Effects = {}) => {
+      const at = now();
+      const params = { id: target.turnId, now: at, errorCode: error.code, errorMessage: error.message };
+      if ('token' in target) {
+        checkFence(target);
+        finish.run({ ...params, status: 'failed' });
+      } else if (failAny.run(params).changes === 0) {
+        return;
+      }
+      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+    },
+  );
 
   return {
     enqueue: async (turn, lease) => enqueue(turn, lease),
@@ -215,28 +252,20 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       const row = byId.get(id);
       return row ? toTurn(row) : undefined;
     },
-    claim: async (turnId, lease) => claim(turnId, lease),
-    async renewLease(turnId, lease) {
-      const at = now();
-      return (
-        translateBusy(() =>
-          renew.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at }),
-        ).changes === 1
+    claim: async (turnId, lease, options) => claim(turnId, lease, options),
+    async renewLease(fence, durationMs) {
+      const changed = translateBusy(() =>
+        renew.run({ id: fence.turnId, owner: fence.owner, token: fence.token, expires: now() + durationMs }),
       );
+      return changed.changes === 1;
     },
-    complete: async (turnId, owner, answer, kv) => complete(turnId, owner, answer, kv),
-    suspend: async (turnId, owner, requestId, kv) => suspend(turnId, owner, requestId, kv),
-    async fail(turnId, owner, error) {
-      const params = { id: turnId, owner, now: now(), errorCode: error.code, errorMessage: error.message };
+    complete: async (fence, result, effects) => complete(fence, result, effects),
+    suspend: async (fence, kv, effects) => suspend(fence, kv, effects),
+    fail: async (target, error, effects) => fail(target, error, effects),
+    async release(fence) {
       translateBusy(() =>
-        owner === null ? failAny.run(params) : finish.run({ ...params, status: 'failed' }),
+        releaseLease.run({ id: fence.turnId, owner: fence.owner, token: fence.token, now: now() }),
       );
-    },
-    async release(turnId, owner) {
-      translateBusy(() => releaseLease.run({ id: turnId, owner, now: now() }));
-    },
-    async markAnswerPosted(turnId) {
-      translateBusy(() => answerPosted.run(now(), turnId));
     },
     async nextRunnable(conversationId) {
       if ((activeCount.get(conversationId)?.n ?? 0) > 0) return undefined;
@@ -246,9 +275,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     async recoverable(): Promise<RecoverableTurns> {
       return {
         queued: runnableQueued.all().map(toTurn),
-        staleRunning: staleRunning.all(now()).map(toTurn),
+        running: running.all().map(toTurn),
         decidedAwaiting: decidedAwaiting.all().map(toTurn),
-        unpostedAnswers: unposted.all().map(toTurn),
       };
     },
     async resumeKv(turnId) {
@@ -264,9 +292,10 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
 
 /**
  * The claim itself, to run inside a caller's write transaction: `enqueue` and `approvals.resolve` use it
- * to start or resume a turn in the same commit that made it runnable.
+ * to start or resume a turn in the same commit that made it runnable. Who may take the turn is the pure
+ * rule in `decideClaim`; this only gathers its facts and applies its answer.
  */
-export function prepareTurnClaim({ db, now }: SqliteContext): (turnId: string, lease: Lease) => ClaimResult {
+export function prepareTurnClaim({ db, now }: SqliteContext) {
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const earlierActive = db.prepare<[string, number, string], { n: number }>(
     `SELECT count(*) AS n FROM turns
@@ -277,52 +306,40 @@ export function prepareTurnClaim({ db, now }: SqliteContext): (turnId: string, l
   );
   const setRunning = db.prepare(
     `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       attempts = attempts + 1, updated_at = @now WHERE id = @id`,
+       lease_token = lease_token + 1, attempts = attempts + 1, updated_at = @now WHERE id = @id`,
   );
   const appendUserMessage = db.prepare(
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
      VALUES (@conversationId, @conversationId, @turnId, 'user', @content, @now)`,
   );
-  return (turnId: string, lease: Lease): ClaimResult => {
+  return (turnId: string, lease: Lease, options: ClaimOptions = {}): ClaimResult => {
     const row = byId.get(turnId);
     if (!row) return { type: 'not-claimable', reason: 'unknown turn' };
     const at = now();
-    const take = (mode: 'start' | 'resume' | 'recover'): ClaimResult => {
-      setRunning.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at });
-      if (mode === 'start') {
-        appendUserMessage.run({
-          conversationId: row.conversation_id,
-          turnId,
-          content: row.input_text,
-          now: at,
-        });
-      }
-      const claimed = byId.get(turnId);
-      if (!claimed) throw new Error(`turn ${turnId} vanished inside its own transaction`);
-      return { type: 'claimed', turn: toTurn(claimed), mode };
-    };
-    switch (row.status) {
-      case 'queued': {
-        const blocking = earlierActive.get(row.conversation_id, row.seq, row.id)?.n ?? 0;
-        if (blocking > 0)
-          return { type: 'not-claimable', reason: 'an earlier turn is unfinished', turn: toTurn(row) };
-        return take('start');
-      }
-      case 'awaiting_approval': {
-        const waiting = pendingApprovals.get(turnId)?.n ?? 0;
-        if (waiting > 0)
-          return { type: 'not-claimable', reason: 'approvals still pending', turn: toTurn(row) };
-        return take('resume');
-      }
-      case 'running': {
-        if (row.lease_expires_at !== null && row.lease_expires_at >= at) {
-          return { type: 'not-claimable', reason: 'held by a live lease', turn: toTurn(row) };
-        }
-        return take('recover');
-      }
-      case 'completed':
-      case 'failed':
-        return { type: 'not-claimable', reason: `turn is ${row.status}`, turn: toTurn(row) };
+    const turn = toTurn(row);
+    const decision = decideClaim(turn, {
+      now: at,
+      blockedByEarlier:
+        row.status === 'queued' && (earlierActive.get(row.conversation_id, row.seq, row.id)?.n ?? 0) > 0,
+      pendingApprovals: row.status === 'awaiting_approval' ? (pendingApprovals.get(turnId)?.n ?? 0) : 0,
+      takeOverFrom: options.takeOverFrom,
+    });
+    if (decision.type === 'refuse') return { type: 'not-claimable', reason: decision.reason, turn };
+    setRunning.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at });
+    if (decision.mode === 'start') {
+      appendUserMessage.run({
+        conversationId: row.conversation_id,
+        turnId,
+        content: row.input_text,
+        now: at,
+      });
     }
+    const claimed = toTurn(byId.get(turnId) as TurnRow);
+    return {
+      type: 'claimed',
+      turn: claimed,
+      mode: decision.mode,
+      fence: { turnId, owner: lease.owner, token: claimed.leaseToken },
+    };
   };
 }

@@ -49,7 +49,9 @@ describe('an approval over Slack', () => {
     expect(runs).toEqual([]);
 
     const firstStore = slack.holdfast.runtime.store;
-    expect((await firstStore.approvals.get(card.requestId))?.cardTs).toBe(card.ts);
+    expect((await firstStore.approvals.get(card.requestId))?.cards).toEqual([
+      { channel: card.channel, ts: card.ts },
+    ]);
 
     // A new process on the same database file: nothing of the first app survives but the file.
     const secondModel = new ScriptedChatModel([reply.text('Restarted the web tier.')]);

@@ -41,7 +41,7 @@ describe('Slack event intake', () => {
     expect(model.calls).toHaveLength(0);
     expect(callsAfterBoot(slack.api.calls)).toEqual([]);
     expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toEqual([]);
-    expect(readRows(slack.databasePath, 'SELECT key FROM slack_deliveries')).toEqual([]);
+    expect(readRows(slack.databasePath, 'SELECT key FROM outbox')).toEqual([]);
   });
 
   it('refuses a correctly signed request older than five minutes', async () => {

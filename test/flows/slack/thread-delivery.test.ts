@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HoldfastError } from '../../../src/errors.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { channel, people, readRows, startSlackHarness } from './slack-harness.js';
+import { channel, eventually, people, readRows, startSlackHarness } from './slack-harness.js';
 
 class ModelRateLimited extends HoldfastError {
   readonly code = 'model_rate_limited';
@@ -57,9 +57,10 @@ describe('posting to the thread', () => {
       [200, 'All quiet.'],
     ]);
     expect(slack.api.thread(channel, threadTs).map((message) => message.text)).toEqual(['All quiet.']);
-    const [turn] = readRows(slack.databasePath, 'SELECT status, answer_posted_at FROM turns');
-    expect(turn?.status).toBe('completed');
-    expect(turn?.answer_posted_at).not.toBeNull();
+    expect(readRows(slack.databasePath, 'SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+    expect(
+      readRows(slack.databasePath, "SELECT status, attempts FROM outbox WHERE key LIKE 'answer:%'"),
+    ).toEqual([{ status: 'sent', attempts: 2 }]);
   });
 
   it('retries a 5xx and posts the answer exactly once', async () => {
@@ -90,9 +91,16 @@ describe('posting to the thread', () => {
     const inThread = slack.api.callsTo('chat.postMessage').filter((call) => call.params.channel === channel);
     expect(inThread).toHaveLength(1);
     expect(slack.api.thread(channel, threadTs)).toEqual([]);
-    expect(slack.api.succeeded('reactions.add').map((call) => call.params.name)).toContain('x');
-    const [turn] = readRows(slack.databasePath, 'SELECT answer_posted_at FROM turns');
-    expect(turn?.answer_posted_at).not.toBeNull();
+    await eventually(
+      () => slack.api.succeeded('reactions.add').some((call) => call.params.name === 'x'),
+      'the request message to be marked failed',
+    );
+    expect(
+      readRows(slack.databasePath, "SELECT status, last_error FROM outbox WHERE key LIKE 'answer:%'"),
+    ).toEqual([{ status: 'failed', last_error: 'not_in_channel' }]);
+    expect(
+      readRows(slack.databasePath, "SELECT data_json FROM audit_events WHERE kind = 'delivery.failed'"),
+    ).toHaveLength(1);
 
     // A restart's recovery does not try the thread again.
     await slack.restart({ model: new ScriptedChatModel([]) });

@@ -1,0 +1,37 @@
+import { HoldfastError } from '../errors.js';
+import type { OutboxEntry, SentPart } from './outbox-message.js';
+
+/**
+ * What a front end (Slack, the local workspace) does with an outbox row. Owned here, by the worker that
+ * calls it; the worker decides when to send, records each part as it lands, and retries.
+ */
+export interface DeliveryPort {
+  /**
+   * Cuts the row into parts (an answer's messages, the cards a rewrite touches). Called at the first
+   * attempt only: the cut is kept with the row, so a retry sends exactly the same parts.
+   */
+  plan(entry: OutboxEntry): Promise<readonly string[]>;
+  /**
+   * Sends one part and says where it landed. With `inDoubt`, an earlier attempt may already have sent
+   * it: the port looks for it first and returns that message instead of posting again.
+   */
+  sendPart(entry: OutboxEntry, part: { index: number; content: string; inDoubt: boolean }): Promise<SentPart>;
+}
+
+export type DeliveryDisposition =
+  /** Try again later; `afterMs` is what the other side asked for (Retry-After), if anything. */
+  | { readonly type: 'retry'; readonly afterMs?: number }
+  /** It will never work as things stand (`not_in_channel`, `is_archived`): stop and tell a person. */
+  | { readonly type: 'undeliverable' };
+
+export class DeliveryError extends HoldfastError {
+  readonly code = 'delivery_failed';
+  constructor(
+    /** Short and stable, for people and the audit table (`not_in_channel`, `ratelimited`). */
+    readonly reason: string,
+    readonly disposition: DeliveryDisposition,
+    options?: { cause?: unknown },
+  ) {
+    super(`delivery failed: ${reason}`, options);
+  }
+}

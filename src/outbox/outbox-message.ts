@@ -1,0 +1,102 @@
+import { z } from 'zod';
+
+/**
+ * What holdfast shows people, as data. The core writes these in the commit that causes them; a front end
+ * (Slack, the local workspace) turns each into messages when it delivers the row. Text for people is made
+ * there, so nothing here is mrkdwn.
+ */
+export const turnNoticeSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
+]);
+export type TurnNotice = z.output<typeof turnNoticeSchema>;
+
+export const directNoticeSchema = z.discriminatedUnion('type', [
+  /** Something meant for a thread could not be posted there, and never will be. */
+  z.object({
+    type: z.literal('undeliverable'),
+    what: z.enum(['approval-card', 'card-update', 'answer', 'turn-notice']),
+    channelId: z.string(),
+    reason: z.string(),
+    requestId: z.string().optional(),
+    turnId: z.string().optional(),
+  }),
+]);
+export type DirectNotice = z.output<typeof directNoticeSchema>;
+
+export const outboxMessageSchema = z.discriminatedUnion('type', [
+  /** The approval card for a pending request, posted in its thread. */
+  z.object({ type: z.literal('approval-card'), requestId: z.string() }),
+  /** Every card of a request rewritten with its current state (a vote, the decision, expiry). */
+  z.object({ type: z.literal('card-update'), requestId: z.string() }),
+  /** A turn's final answer; the front end may split it into several messages. */
+  z.object({ type: z.literal('answer'), turnId: z.string(), text: z.string() }),
+  z.object({ type: z.literal('turn-notice'), turnId: z.string(), notice: turnNoticeSchema }),
+  z.object({ type: z.literal('direct-message'), userId: z.string(), notice: directNoticeSchema }),
+]);
+export type OutboxMessage = z.output<typeof outboxMessageSchema>;
+
+/** Where a delivered part landed: what Slack answered (`ts`) in which channel. */
+export const sentPartSchema = z.object({ channel: z.string(), ts: z.string() });
+export type SentPart = z.output<typeof sentPartSchema>;
+
+export const deliveryProgressSchema = z.object({
+  /**
+   * The parts a delivery was cut into at its first attempt (an answer's chunks), kept so a retry sends
+   * exactly the same parts and resumes at the first one not yet sent.
+   */
+  parts: z.array(z.string()).optional(),
+  /** Recorded in order as Slack answers; `sent.length` is the index of the next part to send. */
+  sent: z.array(sentPartSchema),
+});
+export type DeliveryProgress = z.output<typeof deliveryProgressSchema>;
+
+export const emptyProgress: DeliveryProgress = { sent: [] };
+
+/** An outbox row to write, keyed so the same effect is never written twice. */
+export interface NewOutboxEntry {
+  /** Unique per effect (`card:<request>`, `answer:<turn>`); a second insert of a key is a no-op. */
+  readonly key: string;
+  readonly conversationId: string;
+  readonly turnId?: string;
+  readonly requestId?: string;
+  readonly message: OutboxMessage;
+}
+
+export type OutboxStatus = 'pending' | 'sent' | 'failed';
+
+export interface OutboxClaim {
+  readonly owner: string;
+  /** Fencing token: incremented by every claim; a write with an older token is refused. */
+  readonly token: number;
+  readonly expiresAt: number;
+}
+
+export interface OutboxEntry {
+  readonly id: number;
+  readonly key: string;
+  readonly conversationId: string;
+  readonly turnId: string | null;
+  readonly requestId: string | null;
+  readonly message: OutboxMessage;
+  readonly status: OutboxStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  readonly claim: OutboxClaim | null;
+  /**
+   * A previous claim lapsed with no outcome recorded: its last part may have reached Slack. The sender
+   * looks for it before posting again.
+   */
+  readonly inDoubt: boolean;
+  readonly progress: DeliveryProgress;
+  readonly lastError: string | null;
+  readonly createdAt: number;
+}
+
+/** Keys of the effects the core writes, in one place so every writer agrees on them. */
+export const outboxKeys = {
+  card: (requestId: string) => `card:${requestId}`,
+  cardUpdate: (requestId: string, state: string) => `card-update:${requestId}:${state}`,
+  answer: (turnId: string) => `answer:${turnId}`,
+  turnNotice: (turnId: string, kind: string) => `notice:${turnId}:${kind}`,
+  undeliverable: (failedKey: string) => `undeliverable:${failedKey}`,
+} as const;

@@ -1,0 +1,280 @@
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
+import type { ClaimToken, Lease, Store } from '../store/store.js';
+import { DeliveryError, type DeliveryPort } from './delivery-port.js';
+import {
+  type DeliveryProgress,
+  type NewOutboxEntry,
+  type OutboxEntry,
+  outboxKeys,
+  type SentPart,
+} from './outbox-message.js';
+
+export interface OutboxWorkerOptions {
+  readonly store: Store;
+  readonly port: DeliveryPort;
+  readonly identity: { readonly owner: string; ownerGone(owner: string): boolean };
+  /**
+   * How long a claim holds. Longer than any single send can take (the Slack client's timeout), so a claim
+   * never lapses while a post is still in flight: that is what makes a lapsed claim safe to reconcile.
+   */
+  readonly claimMs: number;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  /** Sends in flight at once, across conversations; rows of one conversation always go one at a time. */
+  readonly concurrency?: number;
+  /** Attempts before a row that keeps failing transiently is given up on. */
+  readonly maxAttempts?: number;
+  /** Delay before attempt `attempt + 1` when the other side did not say how long to wait. */
+  readonly backoffMs?: (attempt: number) => number;
+  /** Told when a row is given up on (after the failure and the notice to the requester are written). */
+  readonly onGiveUp?: (entry: OutboxEntry, reason: string) => void;
+}
+
+export const defaultBackoffMs = (attempt: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, attempt - 1));
+
+/**
+ * Sends the outbox: claims a row (or uses the claim its commit took), sends its parts in order through
+ * the port, records each part as it lands, and ends the row sent, retried later, or failed with a person
+ * told (invariant 8). Turn slots never wait on it; what it has not sent yet is on disk for any process.
+ */
+export class OutboxWorker {
+  readonly #options: OutboxWorkerOptions;
+  readonly #queue: PQueue;
+  readonly #now: () => number;
+  /** Conversations being drained, and whether another kick arrived meanwhile. */
+  readonly #draining = new Map<string, { again: boolean }>();
+  readonly #wakeups = new Map<string, NodeJS.Timeout>();
+  /** Rows whose last attempt here ended without a recorded outcome: their claim must not be reused. */
+  readonly #unsettled = new Set<number>();
+  #stopped = false;
+
+  constructor(options: OutboxWorkerOptions) {
+    this.#options = options;
+    this.#queue = new PQueue({ concurrency: options.concurrency ?? 16 });
+    this.#now = options.now ?? Date.now;
+  }
+
+  get lease(): Lease {
+    return { owner: this.#options.identity.owner, durationMs: this.#options.claimMs };
+  }
+
+  /** Something was written for this conversation: deliver it now, in order. */
+  kick(conversationId: string): void {
+    if (this.#stopped) return;
+    const active = this.#draining.get(conversationId);
+    if (active) {
+      active.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.#draining.set(conversationId, state);
+    void this.#queue
+      .add(async () => {
+        do {
+          state.again = false;
+          await this.#drain(conversationId);
+        } while (state.again && !this.#stopped);
+      })
+      .catch((error: unknown) =>
+        this.#options.logger.error({ err: error, conversationId }, 'outbox drain failed'),
+      )
+      .finally(() => this.#draining.delete(conversationId));
+  }
+
+  /** The sweep: rows due and not held by a live claim, in any conversation (a dead process's rows). */
+  async sweep(limit = 500): Promise<number> {
+    const due = await this.#options.store.outbox.duePending(limit);
+    const conversations = new Set(due.map((entry) => entry.conversationId));
+    for (const conversationId of conversations) this.kick(conversationId);
+    return due.length;
+  }
+
+  async idle(): Promise<void> {
+    while (this.#draining.size > 0 || this.#queue.size > 0 || this.#queue.pending > 0) {
+      await this.#queue.onIdle();
+    }
+  }
+
+  /** Stops taking rows; sends in flight finish (within `graceMs`) so nothing is left in doubt. */
+  async stop(graceMs: number): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#wakeups.values()) clearTimeout(timer);
+    this.#wakeups.clear();
+    this.#queue.clear();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#queue.onIdle(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  async #drain(conversationId: string): Promise<void> {
+    const { store, identity } = this.#options;
+    for (;;) {
+      if (this.#stopped) return;
+      const entry = await store.outbox.nextPending(conversationId);
+      if (!entry) return;
+      const now = this.#now();
+      if (entry.nextAttemptAt > now) return this.#wakeAt(conversationId, entry.nextAttemptAt);
+      const claim = entry.claim;
+      let held: OutboxEntry | undefined;
+      if (claim?.owner === identity.owner && claim.expiresAt >= now && !this.#unsettled.has(entry.id)) {
+        held = entry; // claimed by the commit that wrote it
+      } else if (
+        claim &&
+        claim.expiresAt >= now &&
+        claim.owner !== identity.owner &&
+        !identity.ownerGone(claim.owner)
+      ) {
+        return this.#wakeAt(conversationId, claim.expiresAt + 1); // another live process is sending it
+      } else if (claim && claim.expiresAt >= now && claim.owner === identity.owner) {
+        return this.#wakeAt(conversationId, claim.expiresAt + 1); // our own attempt left it in doubt
+      } else {
+        held = await store.outbox.claim(entry.id, this.lease, {
+          takeOverFrom: claim && identity.ownerGone(claim.owner) ? claim.owner : undefined,
+        });
+      }
+      if (!held) return;
+      this.#unsettled.delete(held.id);
+      if (!(await this.#deliver(held))) return;
+    }
+  }
+
+  /** True when the row reached an outcome and the conversation's next row may go. */
+  async #deliver(entry: OutboxEntry): Promise<boolean> {
+    const { store, port, logger } = this.#options;
+    const token: ClaimToken = { owner: this.#options.identity.owner, token: entry.claim?.token ?? 0 };
+    let progress: DeliveryProgress = entry.progress;
+    let unrecorded = false;
+    try {
+      const parts = progress.parts ?? [...(await port.plan(entry))];
+      progress = { ...progress, parts };
+      for (let index = progress.sent.length; index < parts.length; index += 1) {
+        // Each part is recorded before the next is sent: a retry resumes at the first part not sent.
+        if (unrecorded) {
+          if (!(await store.outbox.recordProgress(entry.id, token, progress, this.#options.claimMs)))
+            return false;
+          unrecorded = false;
+        }
+        const sent: SentPart = await port.sendPart(entry, {
+          index,
+          content: parts[index] as string,
+          // Only the part an earlier attempt may have been sending when it died is in doubt.
+          inDoubt: entry.inDoubt && index === entry.progress.sent.length,
+        });
+        progress = { ...progress, sent: [...progress.sent, sent] };
+        unrecorded = true;
+      }
+      const done = await store.outbox.complete(entry.id, token, progress);
+      if (!done) logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
+      return done;
+    } catch (error) {
+      if (unrecorded) {
+        // What was sent is recorded, so a retry does not repeat it; a failure here leaves the row in doubt.
+        await store.outbox
+          .recordProgress(entry.id, token, progress, this.#options.claimMs)
+          .catch(() => false);
+      }
+      return this.#failed(entry, token, error);
+    }
+  }
+
+  async #failed(entry: OutboxEntry, token: ClaimToken, error: unknown): Promise<boolean> {
+    const { store, logger } = this.#options;
+    const attempts = entry.attempts;
+    try {
+      if (error instanceof DeliveryError && error.disposition.type === 'undeliverable') {
+        await this.#giveUp(entry, token, error.reason);
+        return true;
+      }
+      if (attempts >= (this.#options.maxAttempts ?? 20)) {
+        await this.#giveUp(entry, token, `gave up after ${attempts} attempts: ${reasonOf(error)}`);
+        return true;
+      }
+      const wait =
+        error instanceof DeliveryError &&
+        error.disposition.type === 'retry' &&
+        error.disposition.afterMs !== undefined
+          ? error.disposition.afterMs
+          : (this.#options.backoffMs ?? defaultBackoffMs)(attempts);
+      const nextAttemptAt = this.#now() + wait;
+      logger.warn(
+        { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: wait },
+        'delivery failed; retrying later',
+      );
+      if (await store.outbox.retryLater(entry.id, token, { nextAttemptAt, error: reasonOf(error) })) {
+        this.#wakeAt(entry.conversationId, nextAttemptAt);
+      }
+      return false;
+    } catch (storeError) {
+      // The outcome could not be recorded: the claim lapses and the sweep reconciles the row.
+      logger.error({ err: storeError, outboxId: entry.id }, 'could not record a delivery outcome');
+      this.#unsettled.add(entry.id);
+      return false;
+    }
+  }
+
+  async #giveUp(entry: OutboxEntry, token: ClaimToken, reason: string): Promise<void> {
+    const { store, logger } = this.#options;
+    const then = await this.#tellRequester(entry, reason);
+    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, then }, this.lease))) return;
+    logger.error({ outboxId: entry.id, key: entry.key, reason }, 'delivery given up; the requester is told');
+    if (then.length > 0) this.kick(entry.conversationId);
+    this.#options.onGiveUp?.(entry, reason);
+  }
+
+  /** The requester hears, in a direct message, what could not reach the thread and what to do. */
+  async #tellRequester(entry: OutboxEntry, reason: string): Promise<NewOutboxEntry[]> {
+    const { store } = this.#options;
+    if (entry.message.type === 'direct-message' || entry.turnId === null) return [];
+    const [turn, conversation] = await Promise.all([
+      store.turns.get(entry.turnId),
+      store.conversations.get(entry.conversationId),
+    ]);
+    if (!turn || !conversation) return [];
+    return [
+      {
+        key: outboxKeys.undeliverable(entry.key),
+        conversationId: entry.conversationId,
+        turnId: entry.turnId,
+        requestId: entry.requestId ?? undefined,
+        message: {
+          type: 'direct-message',
+          userId: turn.requestedBy,
+          notice: {
+            type: 'undeliverable',
+            what: entry.message.type,
+            channelId: conversation.channelId,
+            reason,
+            requestId: entry.requestId ?? undefined,
+            turnId: entry.turnId,
+          },
+        },
+      },
+    ];
+  }
+
+  #wakeAt(conversationId: string, at: number): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#wakeups.get(conversationId));
+    const timer = setTimeout(
+      () => {
+        this.#wakeups.delete(conversationId);
+        this.kick(conversationId);
+      },
+      Math.max(0, at - this.#now()),
+    );
+    timer.unref();
+    this.#wakeups.set(conversationId, timer);
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof DeliveryError ? error.reason : describeError(error);
+}

@@ -1,0 +1,245 @@
+import {
+  type DeliveryProgress,
+  deliveryProgressSchema,
+  type NewOutboxEntry,
+  type OutboxEntry,
+  type OutboxStatus,
+  outboxMessageSchema,
+} from '../../outbox/outbox-message.js';
+import type { ClaimToken, Lease, OutboxStore } from '../store.js';
+import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+
+interface OutboxRow {
+  id: number;
+  key: string;
+  conversation_id: string;
+  turn_id: string | null;
+  request_id: string | null;
+  message_json: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: number;
+  claim_owner: string | null;
+  claim_token: number;
+  claim_expires_at: number | null;
+  in_doubt: number;
+  progress_json: string;
+  last_error: string | null;
+  created_at: number;
+}
+
+export function toOutboxEntry(row: OutboxRow): OutboxEntry {
+  const where = { table: 'outbox', key: String(row.id) };
+  return {
+    id: row.id,
+    key: row.key,
+    conversationId: row.conversation_id,
+    turnId: row.turn_id,
+    requestId: row.request_id,
+    message: parseJsonColumn(outboxMessageSchema, row.message_json, where),
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    claim:
+      row.claim_owner === null
+        ? null
+        : { owner: row.claim_owner, token: row.claim_token, expiresAt: row.claim_expires_at ?? 0 },
+    inDoubt: row.in_doubt === 1,
+    progress: parseJsonColumn(deliveryProgressSchema, row.progress_json, where),
+    lastError: row.last_error,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Writes outbox rows inside a caller's transaction: the effect commits with the state change that causes
+ * it, or not at all. A key already written is left alone, so a retried state change posts nothing twice.
+ */
+export function prepareOutboxWriter({ db }: SqliteContext) {
+  const insert = db.prepare(
+    `INSERT INTO outbox (key, conversation_id, turn_id, request_id, message_json, next_attempt_at, created_at,
+       claim_owner, claim_token, claim_expires_at, attempts)
+     VALUES (@key, @conversationId, @turnId, @requestId, @message, @now, @now,
+       @claimOwner, @claimToken, @claimExpiresAt, @attempts)
+     ON CONFLICT (key) DO NOTHING`,
+  );
+  return (entries: readonly NewOutboxEntry[], at: number, deliverAs?: Lease): number[] => {
+    const ids: number[] = [];
+    for (const entry of entries) {
+      const result = insert.run({
+        key: entry.key,
+        conversationId: entry.conversationId,
+        turnId: entry.turnId ?? null,
+        requestId: entry.requestId ?? null,
+        message: JSON.stringify(entry.message),
+        now: at,
+        claimOwner: deliverAs?.owner ?? null,
+        claimToken: deliverAs ? 1 : 0,
+        claimExpiresAt: deliverAs ? at + deliverAs.durationMs : null,
+        attempts: deliverAs ? 1 : 0,
+      });
+      if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
+    }
+    return ids;
+  };
+}
+
+export function createSqliteOutbox(context: SqliteContext): OutboxStore {
+  const { db, now } = context;
+  const write = prepareOutboxWriter(context);
+  const byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
+  const nextPending = db.prepare<[string], OutboxRow>(
+    `SELECT * FROM outbox WHERE conversation_id = ? AND status = 'pending' ORDER BY id LIMIT 1`,
+  );
+  // Uses outbox_due: proportional to what is waiting, never to history.
+  const due = db.prepare<[number, number, number], OutboxRow>(
+    `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
+       AND (claim_owner IS NULL OR claim_expires_at < ?)
+     ORDER BY next_attempt_at LIMIT ?`,
+  );
+  const takeClaim = db.prepare(
+    `UPDATE outbox SET claim_owner = @owner, claim_token = claim_token + 1, claim_expires_at = @expires,
+       attempts = attempts + 1,
+       -- A claim that lapsed (or was taken from a dead owner) without an outcome may have posted.
+       in_doubt = CASE WHEN claim_owner IS NOT NULL THEN 1 ELSE in_doubt END
+     WHERE id = @id AND status = 'pending'
+       AND (claim_owner IS NULL OR claim_expires_at < @now OR claim_owner = @takeOverFrom)`,
+  );
+  const progress = db.prepare(
+    `UPDATE outbox SET progress_json = @progress, claim_expires_at = @expires
+     WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
+  );
+  const finish = db.prepare(
+    `UPDATE outbox SET status = @status, progress_json = @progress, claim_owner = NULL, claim_expires_at = NULL,
+       in_doubt = 0, last_error = @error, finished_at = @now
+     WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
+  );
+  const retry = db.prepare(
+    `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = 0, next_attempt_at = @next,
+       last_error = @error
+     WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
+  );
+  const insertCard = db.prepare(
+    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
+     ON CONFLICT (channel, ts) DO NOTHING`,
+  );
+  const audit = db.prepare(
+    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
+     VALUES (@at, 'holdfast', 'delivery.failed', @approvalId, @conversationId, @data)`,
+  );
+
+  const enqueue = writeTransaction(db, (entries: readonly NewOutboxEntry[], deliverAs?: Lease) => {
+    const ids = write(entries, now(), deliverAs);
+    return ids.map((id) => toOutboxEntry(byId.get(id) as OutboxRow));
+  });
+
+  const claim = writeTransaction(db, (id: number, lease: Lease, takeOverFrom: string | null) => {
+    const at = now();
+    const changed = takeClaim.run({
+      id,
+      owner: lease.owner,
+      expires: at + lease.durationMs,
+      now: at,
+      takeOverFrom,
+    });
+    if (changed.changes === 0) return undefined;
+    const row = byId.get(id);
+    return row ? toOutboxEntry(row) : undefined;
+  });
+
+  const complete = writeTransaction(db, (id: number, token: ClaimToken, sent: DeliveryProgress) => {
+    const at = now();
+    const changed = finish.run({
+      id,
+      status: 'sent',
+      progress: JSON.stringify(sent),
+      owner: token.owner,
+      token: token.token,
+      error: null,
+      now: at,
+    });
+    if (changed.changes === 0) return false;
+    const row = byId.get(id);
+    const message = row ? toOutboxEntry(row).message : undefined;
+    // A posted card is one of the request's cards from this commit on: clicks on it decide the request.
+    if (message?.type === 'approval-card') {
+      for (const part of sent.sent) insertCard.run({ ...part, requestId: message.requestId, now: at });
+    }
+    return true;
+  });
+
+  const giveUp = writeTransaction(
+    db,
+    (
+      id: number,
+      token: ClaimToken,
+      failure: { error: string; then?: readonly NewOutboxEntry[] },
+      deliverAs?: Lease,
+    ) => {
+      const at = now();
+      const row = byId.get(id);
+      if (!row) return false;
+      const changed = finish.run({
+        id,
+        status: 'failed',
+        progress: row.progress_json,
+        owner: token.owner,
+        token: token.token,
+        error: failure.error,
+        now: at,
+      });
+      if (changed.changes === 0) return false;
+      audit.run({
+        at,
+        approvalId: row.request_id,
+        conversationId: row.conversation_id,
+        data: JSON.stringify({ key: row.key, error: failure.error, turnId: row.turn_id }),
+      });
+      write(failure.then ?? [], at, deliverAs);
+      return true;
+    },
+  );
+
+  return {
+    enqueue: async (entries, deliverAs) => enqueue(entries, deliverAs),
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toOutboxEntry(row) : undefined;
+    },
+    async nextPending(conversationId) {
+      const row = nextPending.get(conversationId);
+      return row ? toOutboxEntry(row) : undefined;
+    },
+    async duePending(limit) {
+      const at = now();
+      return due.all(at, at, limit).map(toOutboxEntry);
+    },
+    claim: async (id, lease, options) => claim(id, lease, options?.takeOverFrom ?? null),
+    async recordProgress(id, token, sent, extendByMs) {
+      const changed = translateBusy(() =>
+        progress.run({
+          id,
+          progress: JSON.stringify(sent),
+          owner: token.owner,
+          token: token.token,
+          expires: now() + extendByMs,
+        }),
+      );
+      return changed.changes === 1;
+    },
+    complete: async (id, token, sent) => complete(id, token, sent),
+    async retryLater(id, token, next) {
+      const changed = translateBusy(() =>
+        retry.run({
+          id,
+          owner: token.owner,
+          token: token.token,
+          next: next.nextAttemptAt,
+          error: next.error,
+        }),
+      );
+      return changed.changes === 1;
+    },
+    giveUp: async (id, token, failure, deliverAs) => giveUp(id, token, failure, deliverAs),
+  };
+}
