@@ -47,7 +47,7 @@ export interface Holdfast {
   readonly runtime: Runtime;
   /** Where Slack (or the local workspace) sends HTTP requests; undefined in Socket Mode. */
   readonly eventsUrl?: string;
-  /** Local mode: the browser page. */
+  /** Local mode: the browser page, with the token that signs a browser in. */
   readonly localUrl?: string;
   stop(): Promise<void>;
 }
@@ -336,7 +336,11 @@ async function main(): Promise<void> {
     process.stderr.write(`holdfast could not start:\n${message}\n`);
     process.exit(1);
   }
-  if (holdfast.localUrl) process.stdout.write(`\nholdfast local workspace: ${holdfast.localUrl}\n\n`);
+  if (holdfast.localUrl)
+    process.stdout.write(
+      `\nholdfast local workspace: ${holdfast.localUrl}\n` +
+        'Open this URL: its token signs your browser in, so no other web page can post or approve as you.\n\n',
+    );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -241,16 +241,26 @@ export const pageScript = String.raw`
     if (refreshing) { refreshing.again = true; return refreshing.promise; }
     var current = { again: false };
     current.promise = fetch('/state?as=' + encodeURIComponent(ui.viewer), { cache: 'no-store' })
-      .then(function (response) { return response.json(); })
+      .then(answered)
       .then(function (snapshot) { state = snapshot; render(); })
       .catch(function () {})
       .then(function () { refreshing = null; if (current.again) refresh(); });
     refreshing = current;
     return current.promise;
   }
+  // The server refuses a tab whose cookie no longer matches its secret; say so instead of retrying.
+  var signedOut = false;
+  function answered(response) {
+    if (response.status === 403) {
+      signedOut = true;
+      $('connection').textContent = 'not signed in: open the URL holdfast printed in its terminal';
+      throw new Error('not signed in');
+    }
+    return response.json();
+  }
   function post(path, body) {
     return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      .then(function (response) { return response.json(); });
+      .then(answered);
   }
   function outgoing(text) {
     return text.replace(/@holdfast\b/g, '<@' + (state ? state.bot.userId : 'U0HOLDFAST') + '>');
@@ -324,9 +334,11 @@ export const pageScript = String.raw`
     source.addEventListener('open', function () { $('connection').textContent = 'live'; refresh(); });
     source.addEventListener('change', function () { refresh(); });
     source.addEventListener('error', function () {
+      if (signedOut) { source.close(); return; }
       $('connection').textContent = 'reconnecting…';
-      // EventSource gives up for good when the server answers with an error page; start a fresh one.
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
+      // EventSource gives up for good when the server answers with an error page (a refusal among
+      // them: refresh() tells that apart); start a fresh one.
+      if (source.readyState === EventSource.CLOSED) { refresh(); setTimeout(connect, 1000); }
     });
   }
   connect();

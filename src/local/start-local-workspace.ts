@@ -1,13 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { createDeliverer, formDelivery, jsonDelivery } from './deliver.js';
+import { createDeliverer } from './deliver.js';
 import { readBody, sendJson } from './http-io.js';
-import { type LocalMessage, LocalStore } from './local-store.js';
+import { LocalStore } from './local-store.js';
 import { localPage } from './page.js';
+import { loadPageSecret } from './page-secret.js';
+import { createRequestGuard, type GuardVerdict, type RequestGuard } from './request-guard.js';
 import {
   findChannel,
   findUser,
@@ -18,8 +20,9 @@ import {
   localTeam,
   localUsers,
 } from './seed.js';
-import { blockActionsBase, eventEnvelope } from './slack-payloads.js';
-import { answerWebApi, parseWebApiParams, wireMessage } from './web-api.js';
+import { reloadFromOwnOriginPage, signedOutPage } from './signed-out-page.js';
+import { createUiActions, safeJson, uiClickSchema, uiHomeSchema, uiMessageSchema } from './ui-actions.js';
+import { answerWebApi, parseWebApiParams } from './web-api.js';
 
 export interface LocalWorkspaceOptions {
   /** 0 picks a free port; `url` reports the real one. */
@@ -35,7 +38,7 @@ export interface LocalWorkspaceOptions {
 }
 
 export interface LocalWorkspace {
-  /** The page to open in a browser. */
+  /** The page to open in a browser, with the token that signs the browser in. */
   readonly url: string;
   /** The value for the WebClient's `slackApiUrl`. */
   readonly apiUrl: string;
@@ -47,39 +50,37 @@ export interface LocalWorkspace {
   close(): Promise<void>;
 }
 
-const userId = z.string().refine((id) => findUser(id)?.id === id, 'a seeded user id');
-const channelId = z.string().refine((id) => findChannel(id) !== undefined, 'a seeded channel id');
-const uiMessageSchema = z.object({
-  user: userId,
-  channel: channelId,
-  text: z.string().min(1).max(40_000),
-  thread_ts: z.string().optional(),
-});
-const uiClickSchema = z.object({
-  user: userId,
-  channel: channelId.optional(),
-  message_ts: z.string().optional(),
-  ephemeral_id: z.number().int().optional(),
-  action_id: z.string().min(1),
-  value: z.string().default(''),
-  block_id: z.string().optional(),
-});
-const uiHomeSchema = z.object({ user: userId });
 const respondSchema = z.object({
   text: z.string().optional(),
   blocks: z.array(z.unknown()).optional(),
   response_type: z.enum(['ephemeral', 'in_channel']).optional(),
 });
-const commandAckSchema = z.object({ text: z.string().optional(), blocks: z.array(z.unknown()).optional() });
+
+/** On every answer: no framing by other sites, no sniffing, and the token in a URL never sent onwards. */
+const safetyHeaders = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+};
+
+/** `data/local-workspace.db` keeps its secret in `data/local-workspace.secret`. */
+const secretPathFor = (databasePath: string) =>
+  path.join(path.dirname(databasePath), `${path.basename(databasePath, path.extname(databasePath))}.secret`);
 
 /**
  * A small stand-in for a Slack workspace, for trying holdfast with no Slack account: it answers the Web
  * API on `/api/`, serves a chat page, and turns what people do on the page into signed Events API and
  * interactivity requests to holdfast's real Bolt receiver.
+ *
+ * It can make holdfast run shell commands, so it listens on loopback only and trusts only the page
+ * signed in with its secret (see request-guard.ts): never another site, another port or another host
+ * name pointed at this address.
  */
 export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promise<LocalWorkspace> {
   const { logger, now } = options;
   const store = new LocalStore(options.databasePath, now);
+  const secret = loadPageSecret(secretPathFor(options.databasePath));
   const deliver = createDeliverer({
     url: options.deliverTo,
     signingSecret: options.signingSecret,
@@ -88,113 +89,26 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
   });
   const streams = new Set<ServerResponse>();
   let version = 0;
-  let origin = '';
+  // All three are set once the port is known, before the first request can arrive. The page is
+  // localhost (the printed URL, its cookie and its permalinks); holdfast's server calls 127.0.0.1.
+  let pageOrigin = '';
+  let serverOrigin = '';
+  let guard: RequestGuard | undefined;
   const changed = () => {
     version += 1;
     for (const stream of streams) stream.write(`event: change\ndata: ${version}\n\n`);
   };
-  const webApi = { store, origin: () => origin, changed };
-
-  const deliverEvent = (event: Record<string, unknown>) => deliver(jsonDelivery(eventEnvelope(event, now())));
-
-  const responseUrl = (channel: string, user: string, threadTs?: string) =>
-    `${origin}/respond/${channel}/${user}${threadTs ? `?thread_ts=${encodeURIComponent(threadTs)}` : ''}`;
-
-  const postUserMessage = async (input: z.output<typeof uiMessageSchema>) => {
-    if (input.text.trim().startsWith('/approvals')) {
-      const user = findUser(input.user);
-      const channel = findChannel(input.channel);
-      const ack = await deliver(
-        formDelivery({
-          token: 'local',
-          team_id: localTeam.id,
-          team_domain: localTeam.domain,
-          channel_id: input.channel,
-          channel_name: channel?.name ?? '',
-          user_id: input.user,
-          user_name: user?.name ?? '',
-          command: '/approvals',
-          text: input.text.trim().slice('/approvals'.length).trim(),
-          api_app_id: localBot.appId,
-          response_url: responseUrl(input.channel, input.user, input.thread_ts),
-          trigger_id: randomUUID(),
-        }),
-      );
-      // Some commands answer in the acknowledgement itself; Slack shows that privately too.
-      const answer = ack?.text ? commandAckSchema.safeParse(safeJson(ack.text)) : undefined;
-      if (answer?.success && (answer.data.text || answer.data.blocks)) {
-        store.addEphemeral({
-          channel: input.channel,
-          user: input.user,
-          threadTs: input.thread_ts,
-          text: answer.data.text ?? '',
-          blocks: answer.data.blocks ?? [],
-        });
-        changed();
-      }
-      return { ok: true };
-    }
-    const message = store.addMessage({
-      channel: input.channel,
-      threadTs: input.thread_ts,
-      user: input.user,
-      text: input.text,
-      blocks: [],
-    });
-    changed();
-    const channel = findChannel(input.channel);
-    const event = {
-      ...wireMessage(message),
-      channel: message.channel,
-      channel_type: channel?.type === 'im' ? 'im' : 'channel',
-      event_ts: message.ts,
-      team: localTeam.id,
-    };
-    await deliverEvent(event);
-    if (channel?.type !== 'im' && input.text.includes(`<@${localBot.userId}>`))
-      await deliverEvent({ ...event, type: 'app_mention', channel_type: undefined });
-    return { ok: true, ts: message.ts };
-  };
-
-  const click = async (input: z.output<typeof uiClickSchema>) => {
-    const common = blockActionsBase(input, now());
-    if (!input.channel) {
-      const view = store.view(input.user);
-      await deliver(
-        formDelivery({
-          payload: JSON.stringify({
-            ...common,
-            container: { type: 'view', view_id: `V${input.user}` },
-            view: { id: `V${input.user}`, team_id: localTeam.id, ...(view as object) },
-          }),
-        }),
-      );
-      return { ok: true };
-    }
-    const message: LocalMessage | undefined = input.message_ts
-      ? store.message(input.channel, input.message_ts)
-      : undefined;
-    const ephemeral = input.ephemeral_id !== undefined;
-    const threadTs = message?.threadTs;
-    await deliver(
-      formDelivery({
-        payload: JSON.stringify({
-          ...common,
-          container: {
-            type: 'message',
-            message_ts: input.message_ts ?? '',
-            channel_id: input.channel,
-            is_ephemeral: ephemeral,
-          },
-          channel: { id: input.channel, name: findChannel(input.channel)?.name },
-          ...(message ? { message: { ...wireMessage(message), type: 'message' } } : {}),
-          state: { values: {} },
-          response_url: responseUrl(input.channel, input.user, threadTs),
-        }),
-      }),
-    );
-    return { ok: true };
-  };
+  const webApi = { store, origin: () => pageOrigin, changed };
+  const ui = createUiActions({
+    store,
+    deliver,
+    changed,
+    now,
+    // Like Slack's, a response URL is a capability: it carries a key only holdfast's server ever sees.
+    responseUrl: (channel, user, threadTs) =>
+      `${serverOrigin}/respond/${guard?.responseKey}/${channel}/${user}` +
+      (threadTs ? `?thread_ts=${encodeURIComponent(threadTs)}` : ''),
+  });
 
   const snapshot = (viewer: string) => ({
     version,
@@ -213,14 +127,104 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
     home: store.view(viewer) ?? null,
   });
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const route = `${request.method} ${url.pathname}`;
-    if (route === 'GET /') {
+  const refuse = (response: ServerResponse, verdict: Extract<GuardVerdict, { type: 'refuse' }>) =>
+    sendJson(response, verdict.status, { ok: false, error: verdict.error, message: verdict.message });
+
+  const page = (request: IncomingMessage, response: ServerResponse, checks: RequestGuard, url: URL) => {
+    const token = url.searchParams.get('token');
+    if (token !== null && checks.isSecret(token)) {
+      // Trade the token for the cookie and drop it from the address bar (and from the history).
+      url.searchParams.delete('token');
+      response.writeHead(303, {
+        location: `/${url.search}`,
+        'set-cookie': checks.cookie,
+        'cache-control': 'no-store',
+      });
+      response.end();
+      return;
+    }
+    const verdict = token === null ? checks.browser(request) : undefined;
+    if (verdict?.type === 'pass') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       response.end(localPage);
       return;
     }
+    if (verdict?.type === 'refuse' && verdict.error === 'cross_origin') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      response.end(reloadFromOwnOriginPage);
+      return;
+    }
+    response.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    response.end(signedOutPage);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    for (const [name, value] of Object.entries(safetyHeaders)) response.setHeader(name, value);
+    if (!guard) throw new Error('request before the local workspace was listening');
+    const checks = guard;
+    // DNS rebinding: a foreign name resolving to 127.0.0.1 must get nothing, not even the page.
+    const host = checks.host(request);
+    if (host.type === 'refuse') {
+      response.writeHead(host.status, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(`${host.message}\n`);
+      return;
+    }
+    const url = new URL(request.url ?? '/', serverOrigin);
+    const route = `${request.method} ${url.pathname}`;
+    if (route === 'GET /health') {
+      sendJson(response, 200, { ok: true });
+      return;
+    }
+    if (route === 'GET /') {
+      page(request, response, checks, url);
+      return;
+    }
+    if (request.method === 'POST' && url.pathname.startsWith('/api/')) {
+      // Authenticated by the bot token, which only holdfast's process holds; a browser never calls it.
+      const verdict = checks.serverOnly(request);
+      if (verdict.type === 'refuse') return refuse(response, verdict);
+      const raw = await readBody(request);
+      const params = parseWebApiParams(raw, request.headers['content-type']);
+      const authorization = request.headers.authorization;
+      const token = authorization?.startsWith('Bearer ')
+        ? authorization.slice('Bearer '.length)
+        : typeof params.token === 'string'
+          ? params.token
+          : undefined;
+      const method = url.pathname.slice('/api/'.length);
+      if (token !== options.botToken) {
+        sendJson(response, 200, { ok: false, error: token ? 'invalid_auth' : 'not_authed' });
+        return;
+      }
+      sendJson(response, 200, answerWebApi(webApi, method, params));
+      return;
+    }
+    if (request.method === 'POST' && url.pathname.startsWith('/respond/')) {
+      const [key = '', channel = '', user = ''] = url.pathname.slice('/respond/'.length).split('/');
+      const verdict = [checks.serverOnly(request), checks.json(request)].find((v) => v.type === 'refuse');
+      if (verdict?.type === 'refuse') return refuse(response, verdict);
+      if (!checks.isResponseKey(key)) {
+        sendJson(response, 403, { ok: false, error: 'invalid_response_url' });
+        return;
+      }
+      const parsed = respondSchema.safeParse(safeJson(await readBody(request)));
+      if (!parsed.success || !findChannel(channel) || !findUser(user)) {
+        sendJson(response, 400, { ok: false, error: 'invalid_response' });
+        return;
+      }
+      const threadTs = url.searchParams.get('thread_ts') ?? undefined;
+      const content = { text: parsed.data.text ?? '', blocks: parsed.data.blocks ?? [] };
+      if (parsed.data.response_type === 'in_channel')
+        store.addMessage({ channel, threadTs, user: localBot.userId, botId: localBot.botId, ...content });
+      else store.addEphemeral({ channel, user, threadTs, ...content });
+      changed();
+      sendJson(response, 200, { ok: true });
+      return;
+    }
+
+    // Everything below is the page's own: the signed-in tab, from its own origin.
+    const verdict = checks.browser(request);
+    if (verdict.type === 'refuse') return refuse(response, verdict);
     if (route === 'GET /stream') {
       response.writeHead(200, {
         'content-type': 'text/event-stream',
@@ -237,48 +241,14 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
       sendJson(response, 200, snapshot(viewer));
       return;
     }
-    if (route === 'GET /health') {
-      sendJson(response, 200, { ok: true });
-      return;
-    }
-    if (request.method !== 'POST') {
+    if (request.method !== 'POST' || !url.pathname.startsWith('/ui/')) {
       sendJson(response, 404, { ok: false, error: 'not_found' });
       return;
     }
-    const raw = await readBody(request);
-    if (url.pathname.startsWith('/api/')) {
-      const params = parseWebApiParams(raw, request.headers['content-type']);
-      const authorization = request.headers.authorization;
-      const token = authorization?.startsWith('Bearer ')
-        ? authorization.slice('Bearer '.length)
-        : typeof params.token === 'string'
-          ? params.token
-          : undefined;
-      const method = url.pathname.slice('/api/'.length);
-      if (token !== options.botToken) {
-        sendJson(response, 200, { ok: false, error: token ? 'invalid_auth' : 'not_authed' });
-        return;
-      }
-      sendJson(response, 200, answerWebApi(webApi, method, params));
-      return;
-    }
-    if (url.pathname.startsWith('/respond/')) {
-      const [channel = '', user = ''] = url.pathname.slice('/respond/'.length).split('/');
-      const parsed = respondSchema.safeParse(safeJson(raw));
-      if (!parsed.success || !findChannel(channel) || !findUser(user)) {
-        sendJson(response, 400, { ok: false, error: 'invalid_response' });
-        return;
-      }
-      const threadTs = url.searchParams.get('thread_ts') ?? undefined;
-      const content = { text: parsed.data.text ?? '', blocks: parsed.data.blocks ?? [] };
-      if (parsed.data.response_type === 'in_channel')
-        store.addMessage({ channel, threadTs, user: localBot.userId, botId: localBot.botId, ...content });
-      else store.addEphemeral({ channel, user, threadTs, ...content });
-      changed();
-      sendJson(response, 200, { ok: true });
-      return;
-    }
-    const body = safeJson(raw);
+    // JSON only: a cross-site form or text/plain post is a "simple request" a browser sends unasked.
+    const json = checks.json(request);
+    if (json.type === 'refuse') return refuse(response, json);
+    const body = safeJson(await readBody(request));
     const reply = async <Input>(schema: z.ZodType<Input>, work: (input: Input) => Promise<unknown>) => {
       const parsed = schema.safeParse(body);
       if (!parsed.success) {
@@ -287,19 +257,9 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
       }
       sendJson(response, 200, await work(parsed.data));
     };
-    if (url.pathname === '/ui/message') return reply(uiMessageSchema, postUserMessage);
-    if (url.pathname === '/ui/click') return reply(uiClickSchema, click);
-    if (url.pathname === '/ui/home')
-      return reply(uiHomeSchema, async ({ user }) => {
-        await deliverEvent({
-          type: 'app_home_opened',
-          user,
-          channel: findUser(user)?.dm,
-          tab: 'home',
-          event_ts: String(now() / 1000),
-        });
-        return { ok: true };
-      });
+    if (url.pathname === '/ui/message') return reply(uiMessageSchema, ui.postUserMessage);
+    if (url.pathname === '/ui/click') return reply(uiClickSchema, ui.click);
+    if (url.pathname === '/ui/home') return reply(uiHomeSchema, ui.openHome);
     sendJson(response, 404, { ok: false, error: 'not_found' });
   };
 
@@ -310,14 +270,17 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
       else response.end();
     });
   });
+  // Loopback only: nothing else on the network may reach a page that can run commands here.
   server.listen(options.port, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
+  serverOrigin = `http://127.0.0.1:${port}`;
+  pageOrigin = `http://localhost:${port}`;
+  guard = createRequestGuard({ port, secret });
 
   return {
-    url: `${origin}/`,
-    apiUrl: `${origin}/api/`,
+    url: `${pageOrigin}/?token=${secret}`,
+    apiUrl: `${serverOrigin}/api/`,
     botUserId: localBot.userId,
     teamId: localTeam.id,
     approverUserIds: [...localApprovers.users],
@@ -330,12 +293,4 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
       store.close();
     },
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

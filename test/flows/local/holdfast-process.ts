@@ -8,6 +8,7 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 
 /** holdfast started the way `npm start` does, in local mode: no Slack token, no OpenAI key. */
 export interface HoldfastProcess {
+  /** The URL it printed, token included. */
   readonly url: string;
   readonly output: () => string;
   stop(): Promise<void>;
@@ -81,42 +82,4 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-export interface StateMessage {
-  readonly channel: string;
-  readonly ts: string;
-  readonly threadTs?: string;
-  readonly user: string;
-  readonly text: string;
-  readonly blocks: readonly { type: string; elements?: { action_id?: string; value?: string }[] }[];
-}
-
-export interface WorkspaceState {
-  readonly messages: readonly StateMessage[];
-  readonly ephemerals: readonly { channel: string; threadTs?: string; text: string }[];
-}
-
-export async function readState(url: string, as: string): Promise<WorkspaceState> {
-  const response = await fetch(new URL(`/state?as=${as}`, url));
-  return (await response.json()) as WorkspaceState;
-}
-
-/** Polls `/state` until `find` returns something; the flow is asynchronous across two HTTP hops. */
-export async function waitForState<T>(
-  url: string,
-  as: string,
-  find: (state: WorkspaceState) => T | undefined,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: WorkspaceState | undefined;
-  while (Date.now() < deadline) {
-    last = await readState(url, as);
-    const found = find(last);
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`never saw ${what}; last state:\n${JSON.stringify(last, null, 2)}`);
 }

@@ -1,18 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/temp-dir.js';
-import { freePort, type HoldfastProcess, startHoldfastProcess, waitForState } from './holdfast-process.js';
+import { freePort, type HoldfastProcess, startHoldfastProcess } from './holdfast-process.js';
+import { type SignedInTab, signIn, waitForState } from './local-http.js';
 
 const running: HoldfastProcess[] = [];
 afterEach(async () => {
   for (const holdfast of running.splice(0)) await holdfast.stop();
 });
 
-const say = (url: string, text: string) =>
-  fetch(new URL('/ui/message', url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ user: 'U0ALICE', channel: 'C0OPS', text }),
-  }).then(async (response) => (await response.json()) as { ok: boolean; ts: string });
+const say = async (tab: SignedInTab, text: string) => {
+  const reply = await tab.post('/ui/message', { user: 'U0ALICE', channel: 'C0OPS', text });
+  return JSON.parse(reply.text) as { ok: boolean; ts: string };
+};
 
 describe('npm start with no Slack token and no OpenAI key', () => {
   it('serves the local workspace, answers with the demo model and asks before running a shell command', async () => {
@@ -20,19 +19,22 @@ describe('npm start with no Slack token and no OpenAI key', () => {
     const port = await freePort();
     const holdfast = await startHoldfastProcess({ port, dir: dir.path });
     running.push(holdfast);
-    expect(holdfast.url).toBe(`http://127.0.0.1:${port}/`);
+    expect(holdfast.url).toMatch(new RegExp(`^http://localhost:${port}/\\?token=[A-Za-z0-9_-]{43}$`));
+    expect(holdfast.output()).toContain('its token signs your browser in');
 
-    const page = await fetch(holdfast.url);
+    const tab = await signIn(holdfast.url);
+    expect(tab.exchange.status).toBe(303);
+    expect(tab.exchange.headers.location).toBe('/');
+    const page = await tab.get('/');
     expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toContain('text/html');
-    const html = await page.text();
-    expect(html).toContain('holdfast local workspace');
-    expect(html).toContain("new EventSource('/stream')");
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.text).toContain('holdfast local workspace');
+    expect(page.text).toContain("new EventSource('/stream')");
 
-    const hello = await say(holdfast.url, '<@U0HOLDFAST> hello');
+    const hello = await say(tab, '<@U0HOLDFAST> hello');
     expect(hello.ok).toBe(true);
     const reply = await waitForState(
-      holdfast.url,
+      tab,
       'U0ALICE',
       (state) =>
         state.messages.find((message) => message.threadTs === hello.ts && message.user === 'U0HOLDFAST'),
@@ -40,9 +42,9 @@ describe('npm start with no Slack token and no OpenAI key', () => {
     );
     expect(reply.text).toContain('demo model');
 
-    const ask = await say(holdfast.url, '<@U0HOLDFAST> run `echo hi`');
+    const ask = await say(tab, '<@U0HOLDFAST> run `echo hi`');
     const card = await waitForState(
-      holdfast.url,
+      tab,
       'U0ALICE',
       (state) =>
         state.messages.find(

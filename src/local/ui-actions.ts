@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { type Delivery, formDelivery, jsonDelivery } from './deliver.js';
+import type { LocalMessage, LocalStore } from './local-store.js';
+import { findChannel, findUser, localBot, localTeam } from './seed.js';
+import { blockActionsBase, eventEnvelope } from './slack-payloads.js';
+import { wireMessage } from './web-api.js';
+
+const userId = z.string().refine((id) => findUser(id)?.id === id, 'a seeded user id');
+const channelId = z.string().refine((id) => findChannel(id) !== undefined, 'a seeded channel id');
+export const uiMessageSchema = z.object({
+  user: userId,
+  channel: channelId,
+  text: z.string().min(1).max(40_000),
+  thread_ts: z.string().optional(),
+});
+export const uiClickSchema = z.object({
+  user: userId,
+  channel: channelId.optional(),
+  message_ts: z.string().optional(),
+  ephemeral_id: z.number().int().optional(),
+  action_id: z.string().min(1),
+  value: z.string().default(''),
+  block_id: z.string().optional(),
+});
+export const uiHomeSchema = z.object({ user: userId });
+const commandAckSchema = z.object({ text: z.string().optional(), blocks: z.array(z.unknown()).optional() });
+
+export interface UiActionDeps {
+  readonly store: LocalStore;
+  readonly deliver: (delivery: Delivery) => Promise<{ status: number; text: string } | undefined>;
+  /** Where holdfast answers a click or a command (Slack's `response_url`). */
+  readonly responseUrl: (channel: string, user: string, threadTs?: string) => string;
+  readonly changed: () => void;
+  readonly now: () => number;
+}
+
+/** What a person does on the page, turned into the Events API and interactivity requests Slack would send. */
+export function createUiActions(deps: UiActionDeps) {
+  const { store, deliver, responseUrl, changed, now } = deps;
+  const deliverEvent = (event: Record<string, unknown>) => deliver(jsonDelivery(eventEnvelope(event, now())));
+
+  const postUserMessage = async (input: z.output<typeof uiMessageSchema>) => {
+    if (input.text.trim().startsWith('/approvals')) {
+      const user = findUser(input.user);
+      const channel = findChannel(input.channel);
+      const ack = await deliver(
+        formDelivery({
+          token: 'local',
+          team_id: localTeam.id,
+          team_domain: localTeam.domain,
+          channel_id: input.channel,
+          channel_name: channel?.name ?? '',
+          user_id: input.user,
+          user_name: user?.name ?? '',
+          command: '/approvals',
+          text: input.text.trim().slice('/approvals'.length).trim(),
+          api_app_id: localBot.appId,
+          response_url: responseUrl(input.channel, input.user, input.thread_ts),
+          trigger_id: randomUUID(),
+        }),
+      );
+      // Some commands answer in the acknowledgement itself; Slack shows that privately too.
+      const answer = ack?.text ? commandAckSchema.safeParse(safeJson(ack.text)) : undefined;
+      if (answer?.success && (answer.data.text || answer.data.blocks)) {
+        store.addEphemeral({
+          channel: input.channel,
+          user: input.user,
+          threadTs: input.thread_ts,
+          text: answer.data.text ?? '',
+          blocks: answer.data.blocks ?? [],
+        });
+        changed();
+      }
+      return { ok: true };
+    }
+    const message = store.addMessage({
+      channel: input.channel,
+      threadTs: input.thread_ts,
+      user: input.user,
+      text: input.text,
+      blocks: [],
+    });
+    changed();
+    const channel = findChannel(input.channel);
+    const event = {
+      ...wireMessage(message),
+      channel: message.channel,
+      channel_type: channel?.type === 'im' ? 'im' : 'channel',
+      event_ts: message.ts,
+      team: localTeam.id,
+    };
+    await deliverEvent(event);
+    if (channel?.type !== 'im' && input.text.includes(`<@${localBot.userId}>`))
+      await deliverEvent({ ...event, type: 'app_mention', channel_type: undefined });
+    return { ok: true, ts: message.ts };
+  };
+
+  const click = async (input: z.output<typeof uiClickSchema>) => {
+    const common = blockActionsBase(input, now());
+    if (!input.channel) {
+      const view = store.view(input.user);
+      await deliver(
+        formDelivery({
+          payload: JSON.stringify({
+            ...common,
+            container: { type: 'view', view_id: `V${input.user}` },
+            view: { id: `V${input.user}`, team_id: localTeam.id, ...(view as object) },
+          }),
+        }),
+      );
+      return { ok: true };
+    }
+    const message: LocalMessage | undefined = input.message_ts
+      ? store.message(input.channel, input.message_ts)
+      : undefined;
+    const ephemeral = input.ephemeral_id !== undefined;
+    const threadTs = message?.threadTs;
+    await deliver(
+      formDelivery({
+        payload: JSON.stringify({
+          ...common,
+          container: {
+            type: 'message',
+            message_ts: input.message_ts ?? '',
+            channel_id: input.channel,
+            is_ephemeral: ephemeral,
+          },
+          channel: { id: input.channel, name: findChannel(input.channel)?.name },
+          ...(message ? { message: { ...wireMessage(message), type: 'message' } } : {}),
+          state: { values: {} },
+          response_url: responseUrl(input.channel, input.user, threadTs),
+        }),
+      }),
+    );
+    return { ok: true };
+  };
+
+  const openHome = async ({ user }: z.output<typeof uiHomeSchema>) => {
+    await deliverEvent({
+      type: 'app_home_opened',
+      user,
+      channel: findUser(user)?.dm,
+      tab: 'home',
+      event_ts: String(now() / 1000),
+    });
+    return { ok: true };
+  };
+
+  return { postUserMessage, click, openHome };
+}
+
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
