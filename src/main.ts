@@ -73,6 +73,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         shellTimeoutMs: config.shellTimeoutMs,
         httpAllowHosts: [...config.httpAllowHosts],
         sqlUrl: config.sqlUrl,
+        holdfastDatabasePath: config.databasePath,
         deployServices: deployServicesFor(config),
       }),
       ...(await loadPlugins(config.plugins)),

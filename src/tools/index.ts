@@ -17,6 +17,8 @@ export interface BuiltinToolOptions {
   readonly shellTimeoutMs: number;
   readonly httpAllowHosts: readonly string[];
   readonly sqlUrl?: string;
+  /** holdfast's own database: `sqlUrl` naming it (under any name) stops start-up. */
+  readonly holdfastDatabasePath: string;
   readonly deployServices: Readonly<Record<string, DeployService>>;
 }
 
@@ -28,7 +30,11 @@ export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
     createReadFileTool(options.workdir),
     createListFilesTool(options.workdir),
   ] as Tool[];
-  if (options.sqlUrl) tools.push(createSqlQueryTool({ url: options.sqlUrl }) as Tool);
+  if (options.sqlUrl) {
+    tools.push(
+      createSqlQueryTool({ url: options.sqlUrl, holdfastDatabasePath: options.holdfastDatabasePath }) as Tool,
+    );
+  }
   if (Object.keys(options.deployServices).length > 0) {
     tools.push(
       createDeployTool({

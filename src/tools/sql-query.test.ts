@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { toolContext } from '../../test/support/tool-context.js';
-import { createSqlQueryTool, sqliteFileFrom } from './sql-query.js';
+import { createSqlQueryTool } from './sql-query.js';
+import { sqliteFileFrom } from './sqlite-file.js';
 
 function withDatabase() {
   const file = tempDir().file('team.db');
@@ -33,12 +34,13 @@ describe('sql_query', () => {
     expect(await decide(tool, sql)).toMatchObject({ type: expected });
   });
 
-  it('asks with permission type sql_write and the statement as summary', async () => {
+  it('asks with permission type sql_write, the statement as summary and the reason', async () => {
     const { tool } = withDatabase();
     expect(await decide(tool, 'DELETE FROM services')).toEqual({
       type: 'ask',
       permissionType: 'sql_write',
       summary: 'run SQL: DELETE FROM services',
+      reason: 'DELETE changes data: needs approval',
     });
   });
 
