@@ -72,6 +72,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         env: config.toolEnv,
         shellTimeoutMs: config.shellTimeoutMs,
         httpAllowHosts: [...config.httpAllowHosts],
+        httpInternalHosts: [...config.httpInternalHosts],
         sqlUrl: config.sqlUrl,
         holdfastDatabasePath: config.databasePath,
         deployServices: deployServicesFor(config),

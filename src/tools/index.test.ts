@@ -25,6 +25,7 @@ function build(sqlUrl: string, holdfastDatabasePath: string) {
     env: { PATH: '/usr/bin:/bin' },
     shellTimeoutMs: 1_000,
     httpAllowHosts: [],
+    httpInternalHosts: [],
     sqlUrl,
     holdfastDatabasePath,
     deployServices: {},
