@@ -80,6 +80,8 @@ describe('sql_query', () => {
   it('reads SQLite URLs and refuses other databases clearly', () => {
     expect(sqliteFileFrom('sqlite:data/team.db', '/srv')).toBe('/srv/data/team.db');
     expect(sqliteFileFrom('file:///var/lib/team.db')).toBe('/var/lib/team.db');
+    expect(sqliteFileFrom('file:///var/lib/team.db?mode=ro#x')).toBe('/var/lib/team.db');
+    expect(sqliteFileFrom('file:data/team%20db.sqlite?mode=ro', '/srv')).toBe('/srv/data/team db.sqlite');
     expect(() => sqliteFileFrom('postgres://db/team')).toThrow(/postgres:\/\/ is not supported/);
   });
 });
