@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -75,6 +76,15 @@ describe('sql_query', () => {
     const { tool } = withDatabase();
     expect(await decide(tool, 'SELEC nonsense')).toMatchObject({ type: 'allow' });
     expect(await tool.execute({ sql: 'SELEC nonsense' }, toolContext())).toMatch(/^SQL error: near "SELEC"/);
+  });
+
+  it('tells the model when the database cannot be opened, without asking anyone', async () => {
+    const { tool, file } = withDatabase();
+    fs.rmSync(file);
+    expect(await decide(tool, 'SELECT * FROM services')).toMatchObject({ type: 'allow' });
+    expect(await tool.execute({ sql: 'SELECT * FROM services' }, toolContext())).toMatch(
+      /^SQL error: cannot open the database: /,
+    );
   });
 
   it('reads SQLite URLs and refuses other databases clearly', () => {

@@ -42,12 +42,17 @@ export function createSqlQueryTool(options: SqlQueryOptions) {
   if (options.holdfastDatabasePath) refuseHoldfastDatabase(file, options.holdfastDatabasePath);
   const maxRows = options.maxRows ?? 100;
 
-  const withConnection = <T>(mode: ConnectionMode, use: (db: Database.Database) => T): T | string => {
+  /** Runs `use` on a connection opened for this call only, and closes it; `onOpenError` if it cannot open. */
+  const withConnection = <T>(
+    mode: ConnectionMode,
+    use: (db: Database.Database) => T,
+    onOpenError: (message: string) => T,
+  ): T => {
     let db: Database.Database;
     try {
       db = new Database(file, { fileMustExist: true, readonly: mode === 'read-only', timeout: 5_000 });
     } catch (error) {
-      return `SQL error: cannot open the database: ${(error as Error).message}`;
+      return onOpenError(`SQL error: cannot open the database: ${(error as Error).message}`);
     }
     try {
       if (mode === 'read-only') db.pragma('query_only = ON');
@@ -70,7 +75,12 @@ export function createSqlQueryTool(options: SqlQueryOptions) {
       case 'change':
         return ask(sql, kind.reason);
       case 'read': {
-        const confirmed = withConnection('read-only', (db) => confirmRead(db, sql));
+        // A database that cannot be opened now is reported by execute, which opens it read-only.
+        const confirmed = withConnection(
+          'read-only',
+          (db) => confirmRead(db, sql),
+          () => undefined,
+        );
         return confirmed === undefined
           ? { type: 'allow', reason: 'a plain read, run on a read-only connection' }
           : ask(sql, confirmed);
@@ -90,7 +100,11 @@ export function createSqlQueryTool(options: SqlQueryOptions) {
       // Only a statement that asked can reach a writable connection; a read (or text that is not a
       // statement) runs read-only even if someone approved it.
       const mode: ConnectionMode = kind.type === 'change' ? 'read-write' : 'read-only';
-      return withConnection(mode, (db) => run(db, args.sql, maxRows));
+      return withConnection(
+        mode,
+        (db) => run(db, args.sql, maxRows),
+        (message) => message,
+      );
     },
   });
 }
