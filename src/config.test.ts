@@ -132,4 +132,13 @@ describe('loadConfig', () => {
       0,
     );
   });
+
+  it('reads the hosts http_request may reach at internal addresses, exactly and without wildcards', () => {
+    const config = loadConfig({ HOLDFAST_HTTP_INTERNAL_HOSTS: 'grafana.corp:3000, status.corp' }, cwd);
+    expect(config.httpInternalHosts).toEqual(['grafana.corp:3000', 'status.corp']);
+    expect(loadConfig({}, cwd).httpInternalHosts).toEqual([]);
+    expect(refusal({ HOLDFAST_HTTP_INTERNAL_HOSTS: '*.corp' }).message).toContain(
+      'HOLDFAST_HTTP_INTERNAL_HOSTS: expected exact host names (no wildcards)',
+    );
+  });
 });

@@ -48,6 +48,7 @@ export interface Config {
   readonly workdir: string;
   readonly shellTimeoutMs: number;
   readonly httpAllowHosts: readonly string[];
+  readonly httpInternalHosts: readonly string[];
   readonly sqlUrl?: string;
   readonly deployServices: Readonly<Record<string, { command: string; cwd?: string; timeoutMs?: number }>>;
   readonly plugins: readonly string[];
@@ -145,6 +146,10 @@ const envSchema = z.object({
   HOLDFAST_WORKDIR: optionalText,
   HOLDFAST_SHELL_TIMEOUT: duration('60s'),
   HOLDFAST_HTTP_ALLOW_HOSTS: list(z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d+)?$/i, 'host names'), 'hosts'),
+  HOLDFAST_HTTP_INTERNAL_HOSTS: list(
+    z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, 'exact host names (no wildcards)'),
+    'hosts',
+  ),
   HOLDFAST_SQL_URL: optionalText,
   HOLDFAST_DEPLOY_SERVICES: optionalText,
   HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
@@ -197,6 +202,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     workdir: path.resolve(cwd, e.HOLDFAST_WORKDIR ?? 'workspace'),
     shellTimeoutMs: e.HOLDFAST_SHELL_TIMEOUT,
     httpAllowHosts: e.HOLDFAST_HTTP_ALLOW_HOSTS,
+    httpInternalHosts: e.HOLDFAST_HTTP_INTERNAL_HOSTS,
     sqlUrl: e.HOLDFAST_SQL_URL,
     deployServices: parseDeployServices(e.HOLDFAST_DEPLOY_SERVICES),
     plugins: e.HOLDFAST_PLUGINS.map((plugin) => path.resolve(cwd, plugin)),

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { ConfigError } from '../errors.js';
 import { defineTool } from './define-tool.js';
+import { deployRefProblem, deployServiceName, describeRefRefusal } from './deploy-ref.js';
 import { describeProcess, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 
@@ -25,14 +27,26 @@ export function createDeployTool(options: DeployOptions) {
   const names = Object.keys(options.services);
   const [first, ...rest] = names;
   if (first === undefined) throw new TypeError('createDeployTool needs at least one service');
+  for (const name of names) {
+    if (!deployServiceName.test(name)) {
+      throw new ConfigError(
+        `HOLDFAST_DEPLOY_SERVICES: the service name ${JSON.stringify(name)} is refused; use lowercase letters, ` +
+          'digits, "_" and "-", starting with a letter or digit (the name reaches the deploy command).',
+      );
+    }
+  }
   return defineTool({
     name: 'deploy',
     description: `Deploy a service. Services: ${names.join(', ')}. Always needs approval.`,
     parameters: z.object({
-      service: z.enum([first, ...rest]),
+      service: z.enum([first, ...rest], { error: `one of the configured services: ${names.join(', ')}` }),
       ref: z
         .string()
-        .regex(/^[\w./-]{1,100}$/, 'a branch, tag or commit')
+        .superRefine((ref, ctx) => {
+          const problem = deployRefProblem(ref);
+          if (problem !== undefined)
+            ctx.addIssue({ code: 'custom', message: describeRefRefusal(ref, problem) });
+        })
         .optional()
         .describe('What to deploy (branch, tag or commit); the service default when absent'),
     }),
@@ -42,6 +56,9 @@ export function createDeployTool(options: DeployOptions) {
       summary: `deploy ${args.service}${args.ref ? ` at ${args.ref}` : ''}`,
     }),
     async execute(args, ctx) {
+      // parse already refused these; a direct caller must not get around it.
+      const problem = args.ref === undefined ? undefined : deployRefProblem(args.ref);
+      if (args.ref !== undefined && problem !== undefined) return describeRefRefusal(args.ref, problem);
       const service = options.services[args.service];
       if (!service) return `Unknown service ${args.service}.`;
       const timeoutMs = service.timeoutMs ?? 15 * 60_000;

@@ -2,7 +2,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolContext } from '../../test/support/tool-context.js';
+import type { ResolveHost } from './http-destination.js';
 import { createHttpRequestTool, hostAllowed } from './http-request.js';
+
+/** DNS for the tests: public documentation-free answers, never the network. */
+const resolve: ResolveHost = async (hostname) => {
+  if (hostname.endsWith('.example.com') || hostname.endsWith('.example.org')) {
+    return [{ address: '93.184.215.14', family: 4 }];
+  }
+  throw Object.assign(new Error(`unknown host ${hostname}`), { code: 'ENOTFOUND' });
+};
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -38,7 +47,7 @@ describe('hostAllowed', () => {
 
 describe('http_request', () => {
   it('allows GET and HEAD to allow-listed hosts and asks for everything else', async () => {
-    const tool = createHttpRequestTool({ allowHosts: ['status.example.com'] });
+    const tool = createHttpRequestTool({ allowHosts: ['status.example.com'], resolve });
     const ctx = toolContext();
     expect(
       await tool.permission(parse(tool, { url: 'https://status.example.com/health' }), ctx),
@@ -47,9 +56,17 @@ describe('http_request', () => {
     });
     expect(
       await tool.permission(parse(tool, { method: 'POST', url: 'https://status.example.com/x' }), ctx),
-    ).toEqual({ type: 'ask', permissionType: 'http', summary: 'POST https://status.example.com/x' });
-    expect(await tool.permission(parse(tool, { url: 'https://other.example.org/' }), ctx)).toMatchObject({
+    ).toEqual({
       type: 'ask',
+      permissionType: 'http',
+      summary: 'POST https://status.example.com/x',
+      reason: 'POST can change things on status.example.com: needs approval',
+    });
+    expect(await tool.permission(parse(tool, { url: 'https://other.example.org/' }), ctx)).toEqual({
+      type: 'ask',
+      permissionType: 'http',
+      summary: 'GET https://other.example.org/',
+      reason: 'other.example.org is not on HOLDFAST_HTTP_ALLOW_HOSTS: needs approval',
     });
   });
 
@@ -64,7 +81,8 @@ describe('http_request', () => {
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end(`${request.method} ${request.url} ok`);
     });
-    const tool = createHttpRequestTool({ allowHosts: [host] });
+    // The test server listens on loopback, an internal address: it has to be listed as internal too.
+    const tool = createHttpRequestTool({ allowHosts: [host], internalHosts: [host] });
     const result = await tool.execute(parse(tool, { url: `http://${host}/health` }), toolContext());
     expect(result).toMatch(/^HTTP 200 OK/);
     expect(result).toContain('content-type: text/plain');
@@ -82,7 +100,7 @@ describe('http_request', () => {
         response.end();
       } else response.end('arrived');
     });
-    const tool = createHttpRequestTool({ allowHosts: [inside] });
+    const tool = createHttpRequestTool({ allowHosts: [inside], internalHosts: [inside, outside] });
     expect(await tool.execute(parse(tool, { url: `http://${inside}/hop` }), toolContext())).toContain(
       'arrived',
     );
@@ -97,7 +115,12 @@ describe('http_request', () => {
       if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2_000);
       response.end('x'.repeat(10_000));
     });
-    const tool = createHttpRequestTool({ allowHosts: [host], maxResponseBytes: 100, timeoutMs: 300 });
+    const tool = createHttpRequestTool({
+      allowHosts: [host],
+      internalHosts: [host],
+      maxResponseBytes: 100,
+      timeoutMs: 300,
+    });
     const big = await tool.execute(parse(tool, { url: `http://${host}/big` }), toolContext());
     expect(big).toContain('[response truncated at 100 bytes]');
     expect(await tool.execute(parse(tool, { url: `http://${host}/slow` }), toolContext())).toBe(
@@ -106,7 +129,7 @@ describe('http_request', () => {
   });
 
   it('reports a connection failure as a result the model can read', async () => {
-    const tool = createHttpRequestTool({ allowHosts: [] });
+    const tool = createHttpRequestTool({ allowHosts: [], internalHosts: ['127.0.0.1:1'] });
     const result = await tool.execute(parse(tool, { url: 'http://127.0.0.1:1/' }), toolContext());
     expect(result).toMatch(/^Request to http:\/\/127\.0\.0\.1:1\/ failed: /);
   });

@@ -16,7 +16,11 @@ export interface BuiltinToolOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly shellTimeoutMs: number;
   readonly httpAllowHosts: readonly string[];
+  /** Exact hosts `http_request` may reach at loopback, private or other internal addresses. */
+  readonly httpInternalHosts: readonly string[];
   readonly sqlUrl?: string;
+  /** holdfast's own database: `sqlUrl` naming it (under any name) stops start-up. */
+  readonly holdfastDatabasePath: string;
   readonly deployServices: Readonly<Record<string, DeployService>>;
 }
 
@@ -24,11 +28,15 @@ export interface BuiltinToolOptions {
 export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
   const tools: Tool[] = [
     createRunShellTool({ workdir: options.workdir, env: options.env, timeoutMs: options.shellTimeoutMs }),
-    createHttpRequestTool({ allowHosts: options.httpAllowHosts }),
+    createHttpRequestTool({ allowHosts: options.httpAllowHosts, internalHosts: options.httpInternalHosts }),
     createReadFileTool(options.workdir),
     createListFilesTool(options.workdir),
   ] as Tool[];
-  if (options.sqlUrl) tools.push(createSqlQueryTool({ url: options.sqlUrl }) as Tool);
+  if (options.sqlUrl) {
+    tools.push(
+      createSqlQueryTool({ url: options.sqlUrl, holdfastDatabasePath: options.holdfastDatabasePath }) as Tool,
+    );
+  }
   if (Object.keys(options.deployServices).length > 0) {
     tools.push(
       createDeployTool({

@@ -1,12 +1,18 @@
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { confinedPath } from './workdir-path.js';
+import { descriptorPath, type OpenInWorkdirOptions, openInWorkdir } from './open-in-workdir.js';
 
 const maxEntries = 500;
 
-export function createListFilesTool(workdir: string) {
+export interface ListFilesOptions {
+  /** See `OpenInWorkdirOptions.afterCheck`: for tests that race the open. */
+  readonly afterCheck?: OpenInWorkdirOptions['afterCheck'];
+}
+
+export function createListFilesTool(workdir: string, options: ListFilesOptions = {}) {
   return defineTool({
     name: 'list_files',
     description: 'List a directory inside the working directory.',
@@ -16,9 +22,21 @@ export function createListFilesTool(workdir: string) {
     permission: () => ({ type: 'allow', reason: 'lists inside the working directory' }),
     idempotent: true,
     async execute(args) {
-      const dir = await confinedPath(workdir, args.path);
-      if (typeof dir !== 'string') return dir.message;
-      const entries = await fs.readdir(dir, { withFileTypes: true });
+      const opened = await openInWorkdir(workdir, args.path, {
+        kind: 'directory',
+        afterCheck: options.afterCheck,
+      });
+      if (opened.type === 'refused') return opened.message;
+      let entries: Dirent[];
+      try {
+        // Through the verified descriptor where the kernel offers a path to it; otherwise the checked path.
+        const through = (await descriptorPath(opened.handle.fd))
+          ? `/proc/self/fd/${opened.handle.fd}`
+          : opened.path;
+        entries = await fs.readdir(through, { withFileTypes: true });
+      } finally {
+        await opened.handle.close();
+      }
       if (entries.length === 0) return `${args.path} is empty.`;
       const lines = entries
         .sort((a, b) => a.name.localeCompare(b.name))

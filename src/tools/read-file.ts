@@ -1,12 +1,19 @@
-import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { confinedPath } from './workdir-path.js';
+import { type OpenInWorkdirOptions, openInWorkdir } from './open-in-workdir.js';
 
 const maxFileBytes = 64_000;
 
-/** Reading inside the workdir is allowed without asking; the confinement is the safety, not a human. */
-export function createReadFileTool(workdir: string) {
+export interface ReadFileOptions {
+  /** See `OpenInWorkdirOptions.afterCheck`: for tests that race the open. */
+  readonly afterCheck?: OpenInWorkdirOptions['afterCheck'];
+}
+
+/**
+ * Reading inside the workdir is allowed without asking; the confinement is the safety, not a human. What
+ * is read is the descriptor that was verified against the checked path, never the path a second time.
+ */
+export function createReadFileTool(workdir: string, options: ReadFileOptions = {}) {
   return defineTool({
     name: 'read_file',
     description: 'Read a text file inside the working directory (up to 64 KB).',
@@ -14,18 +21,17 @@ export function createReadFileTool(workdir: string) {
     permission: () => ({ type: 'allow', reason: 'reads inside the working directory' }),
     idempotent: true,
     async execute(args) {
-      const file = await confinedPath(workdir, args.path);
-      if (typeof file !== 'string') return file.message;
-      const stat = await fs.stat(file);
-      if (!stat.isFile()) return `${args.path} is not a file.`;
-      const handle = await fs.open(file, 'r');
+      const opened = await openInWorkdir(workdir, args.path, {
+        kind: 'file',
+        afterCheck: options.afterCheck,
+      });
+      if (opened.type === 'refused') return opened.message;
+      const { handle, size } = opened;
       try {
-        const buffer = Buffer.alloc(Math.min(stat.size, maxFileBytes));
-        await handle.read(buffer, 0, buffer.length, 0);
-        const text = buffer.toString('utf8');
-        return stat.size > maxFileBytes
-          ? `${text}\n[truncated: showing ${maxFileBytes} of ${stat.size} bytes]`
-          : text;
+        const buffer = Buffer.alloc(Math.min(size, maxFileBytes));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+        const text = buffer.subarray(0, bytesRead).toString('utf8');
+        return size > maxFileBytes ? `${text}\n[truncated: showing ${maxFileBytes} of ${size} bytes]` : text;
       } finally {
         await handle.close();
       }

@@ -1,8 +1,10 @@
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { toolContext } from '../../test/support/tool-context.js';
-import { createSqlQueryTool, sqliteFileFrom } from './sql-query.js';
+import { createSqlQueryTool } from './sql-query.js';
+import { sqliteFileFrom } from './sqlite-file.js';
 
 function withDatabase() {
   const file = tempDir().file('team.db');
@@ -33,12 +35,13 @@ describe('sql_query', () => {
     expect(await decide(tool, sql)).toMatchObject({ type: expected });
   });
 
-  it('asks with permission type sql_write and the statement as summary', async () => {
+  it('asks with permission type sql_write, the statement as summary and the reason', async () => {
     const { tool } = withDatabase();
     expect(await decide(tool, 'DELETE FROM services')).toEqual({
       type: 'ask',
       permissionType: 'sql_write',
       summary: 'run SQL: DELETE FROM services',
+      reason: 'DELETE changes data: needs approval',
     });
   });
 
@@ -75,9 +78,20 @@ describe('sql_query', () => {
     expect(await tool.execute({ sql: 'SELEC nonsense' }, toolContext())).toMatch(/^SQL error: near "SELEC"/);
   });
 
+  it('tells the model when the database cannot be opened, without asking anyone', async () => {
+    const { tool, file } = withDatabase();
+    fs.rmSync(file);
+    expect(await decide(tool, 'SELECT * FROM services')).toMatchObject({ type: 'allow' });
+    expect(await tool.execute({ sql: 'SELECT * FROM services' }, toolContext())).toMatch(
+      /^SQL error: cannot open the database: /,
+    );
+  });
+
   it('reads SQLite URLs and refuses other databases clearly', () => {
     expect(sqliteFileFrom('sqlite:data/team.db', '/srv')).toBe('/srv/data/team.db');
     expect(sqliteFileFrom('file:///var/lib/team.db')).toBe('/var/lib/team.db');
+    expect(sqliteFileFrom('file:///var/lib/team.db?mode=ro#x')).toBe('/var/lib/team.db');
+    expect(sqliteFileFrom('file:data/team%20db.sqlite?mode=ro', '/srv')).toBe('/srv/data/team db.sqlite');
     expect(() => sqliteFileFrom('postgres://db/team')).toThrow(/postgres:\/\/ is not supported/);
   });
 });

@@ -31,9 +31,10 @@ export async function resolveInWorkdir(workdir: string, requested: string): Prom
   return real;
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** `..notes` is a name inside the root; only `..` itself or `../…` leaves it. */
+export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
 }
 
 /** The confined path, or the refusal as a value so a tool can hand its message to the model. */
