@@ -14,10 +14,22 @@ export interface SlackPort {
   userName(userId: string): Promise<string | undefined>;
   groupMembers(groupId: string): Promise<readonly string[]>;
   publishHome(userId: string, view: HomeView): Promise<void>;
+  /**
+   * Who may see what a conversation holds: the members of a channel (cached briefly), or that it is a
+   * direct or group DM, whose records are for their requester and approvers only.
+   */
+  conversationMembers(channelId: string): Promise<ConversationMembers>;
   /** For assistant threads; a no-op where the workspace does not support it. */
   setAssistantStatus(target: { channel: string; threadTs: string; status: string }): Promise<void>;
   permalink(channel: string, ts: string): Promise<string | undefined>;
 }
+
+export type ConversationMembers =
+  /** A DM or group DM. */
+  | { readonly type: 'direct' }
+  | { readonly type: 'channel'; readonly members: ReadonlySet<string> }
+  /** Slack would not say (holdfast not in it, no scope, an error): nobody is taken for a member. */
+  | { readonly type: 'unknown' };
 
 export interface OutgoingMessage {
   readonly channel: string;

@@ -66,7 +66,12 @@ export interface SlackHarness {
     options?: { eventId?: string; retryNum?: number } & SignedRequestOptions,
   ): Promise<{ status: number; text: string }>;
   /** A channel post that mentions the bot, delivered as `app_mention`; returns its ts. */
-  mention(text: string, options?: { user?: string; ts?: string; threadTs?: string }): Promise<string>;
+  mention(
+    text: string,
+    options?: { user?: string; ts?: string; threadTs?: string; channel?: string },
+  ): Promise<string>;
+  /** A direct message to the bot in `channel` (a `D…` id), delivered as `message`; returns its ts. */
+  direct(text: string, options: { user?: string; channel: string }): Promise<string>;
   /** A plain message in a thread, delivered as `message`; returns its ts. */
   reply(threadTs: string, text: string, options?: { user?: string }): Promise<string>;
   /** A signed `block_actions` click on an approval button of a card. */
@@ -110,7 +115,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   api.setUser(people.carol, { name: 'carol' });
   api.setUser(people.mallory, { name: 'mallory' });
   api.setGroupMembers(oncallGroup, [people.carol]);
-  api.setChannel(channel, { name: 'ops' });
+  api.setChannel(channel, { name: 'ops', members: Object.values(people) });
 
   const signingSecret = randomBytes(16).toString('hex');
   const databasePath = dir.file('holdfast.db');
@@ -204,9 +209,22 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
         text: `<@${api.identity.botUserId}> ${text}`,
         ts,
         ...(mentionOptions.threadTs ? { thread_ts: mentionOptions.threadTs } : {}),
-        channel,
+        channel: mentionOptions.channel ?? channel,
       });
       if (response.status !== 200) throw new Error(`mention refused: ${response.status} ${response.text}`);
+      return ts;
+    },
+    async direct(text, directOptions) {
+      const ts = userTs();
+      const response = await sendEvent({
+        type: 'message',
+        user: directOptions.user ?? people.alice,
+        text,
+        ts,
+        channel: directOptions.channel,
+        channel_type: 'im',
+      });
+      if (response.status !== 200) throw new Error(`message refused: ${response.status} ${response.text}`);
       return ts;
     },
     async reply(threadTs, text, replyOptions = {}) {
