@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { ChatModel, ChatRequest, ModelReply } from '../src/agent/chat-model.js';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import type { TurnOutcome } from '../src/agent/turn-runner.js';
+import { argsFingerprint } from '../src/approvals/args-fingerprint.js';
 import { policySchema } from '../src/approvals/policy.js';
 import { Runtime } from '../src/runtime/create-runtime.js';
 import { silentObserver } from '../src/runtime/turn-observer.js';
@@ -122,6 +123,8 @@ function buildHarness(file: string): Harness {
     logger: pino({ level: 'silent' }),
   });
   let adapterCommits = 0;
+  // What each card's buttons carry, as the click payload would bring it back.
+  const fingerprints = new Map<string, string>();
   const asAdapter = async <Result>(write: () => Promise<Result>): Promise<Result> => {
     const before = commits.count();
     const result = await write();
@@ -169,6 +172,7 @@ function buildHarness(file: string): Harness {
       await asAdapter(() =>
         store.approvals.attachCard(suspended.approval.requestId, channelId, `${thread}1`),
       );
+      fingerprints.set(suspended.approval.requestId, argsFingerprint(suspended.approval.argsHash));
       return suspended.approval.requestId;
     },
     async approve(thread, requestId) {
@@ -177,8 +181,11 @@ function buildHarness(file: string): Harness {
         requestId,
         userId: approver,
         action: 'allow',
-        origin: { type: 'card', teamId, channelId, messageTs: `${thread}1` },
+        origin: { type: 'card', teamId, enterpriseId: undefined, channelId, messageTs: `${thread}1` },
+        argsFingerprint: fingerprints.get(requestId),
+        installationEnterpriseId: undefined,
       });
+      fingerprints.delete(requestId);
       if (decision.type !== 'decided') throw new Error(`expected a decision, got ${decision.type}`);
       const completed = await outcome;
       if (completed.type !== 'completed') throw new Error(`expected an answer, got ${completed.type}`);

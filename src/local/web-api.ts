@@ -156,6 +156,13 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       const members = channel.member ? [channel.member] : localUsers.map((user) => user.id);
       return { ok: true, members: [...members, localBot.userId], response_metadata: { next_cursor: '' } };
     }
+    case 'views.open': {
+      const view = params.view as Record<string, unknown> | undefined;
+      if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
+      if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+      // The page has no modal surface yet: the view is accepted and not shown.
+      return { ok: true, view: { id: 'VLOCALMODAL', team_id: localTeam.id, ...view } };
+    }
     case 'views.publish': {
       const view = params.view as Record<string, unknown> | undefined;
       const user = findUser(text('user_id') ?? '');

@@ -1,4 +1,4 @@
-import type { HomeView, KnownBlock } from '@slack/types';
+import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 
 /**
  * The Slack Web API as holdfast uses it. One implementation (`createSlackWebApi`) wraps the real
@@ -14,6 +14,8 @@ export interface SlackPort {
   userName(userId: string): Promise<string | undefined>;
   groupMembers(groupId: string): Promise<readonly string[]>;
   publishHome(userId: string, view: HomeView): Promise<void>;
+  /** Opens a modal for the person whose interaction carried `triggerId` (valid for three seconds). */
+  openView(triggerId: string, view: ModalView): Promise<void>;
   /**
    * Who may see what a conversation holds: the members of a channel (cached briefly), or that it is a
    * direct or group DM, whose records are for their requester and approvers only.

@@ -136,6 +136,9 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     async publishHome(userId, view: HomeView) {
       await call('views.publish', () => client.views.publish({ user_id: userId, view }));
     },
+    async openView(triggerId, view) {
+      await call('views.open', () => client.views.open({ trigger_id: triggerId, view }));
+    },
     conversationMembers,
     async setAssistantStatus(target) {
       if (assistantStatusUnsupported) return;

@@ -52,6 +52,8 @@ export interface FakeSlackApi {
 
 export interface FakeIdentity {
   readonly teamId: string;
+  /** Set for an installation inside an Enterprise Grid organisation. */
+  readonly enterpriseId?: string;
   readonly teamName: string;
   readonly botUserId: string;
   readonly botId: string;
@@ -155,6 +157,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
           team_id: identity.teamId,
           user_id: identity.botUserId,
           bot_id: identity.botId,
+          ...(identity.enterpriseId ? { enterprise_id: identity.enterpriseId } : {}),
           is_enterprise_install: false,
         };
       case 'chat.postMessage': {
@@ -250,6 +253,12 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
           members: members.slice(offset, offset + limit),
           response_metadata: { next_cursor: next },
         };
+      }
+      case 'views.open': {
+        const view = params.view as Record<string, unknown> | undefined;
+        if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
+        if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { id: `V0MODAL${nextTs().slice(-6)}`, team_id: identity.teamId, ...view } };
       }
       case 'views.publish': {
         const view = params.view as Record<string, unknown> | undefined;
