@@ -13,6 +13,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import type { ChatModel, ChatRequest, ModelReply } from '../src/agent/chat-model.js';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
+import { argsFingerprint } from '../src/approvals/args-fingerprint.js';
 import { policySchema } from '../src/approvals/policy.js';
 import type { DeliveryPort } from '../src/outbox/delivery-port.js';
 import type { OutboxEntry } from '../src/outbox/outbox-message.js';
@@ -158,7 +159,7 @@ function buildHarness(file: string): Harness {
     delivery: { port: slack.port },
   });
   runtime.observe(silentObserver);
-  const cards = new Map<string, string>();
+  const cards = new Map<string, { ts: string; fingerprint: string }>();
 
   return {
     runtime,
@@ -182,7 +183,8 @@ function buildHarness(file: string): Harness {
       const [approval] = await store.approvals.pending({ conversationId: conversation, limit: 1 });
       const card = approval?.cards[0];
       if (!approval || !card) throw new Error(`no card was delivered in ${thread}`);
-      cards.set(approval.requestId, card.ts);
+      // What the card's buttons carry, as the click payload brings it back.
+      cards.set(approval.requestId, { ts: card.ts, fingerprint: argsFingerprint(approval.argsHash) });
       return approval.requestId;
     },
     async approve(thread, requestId) {
@@ -192,7 +194,15 @@ function buildHarness(file: string): Harness {
         requestId,
         userId: approver,
         action: 'allow',
-        origin: { type: 'card', teamId, channelId, messageTs: cards.get(requestId) ?? '' },
+        origin: {
+          type: 'card',
+          teamId,
+          enterpriseId: undefined,
+          channelId,
+          messageTs: cards.get(requestId)?.ts ?? '',
+        },
+        argsFingerprint: cards.get(requestId)?.fingerprint,
+        installationEnterpriseId: undefined,
       });
       if (decision.type !== 'decided') throw new Error(`expected a decision, got ${decision.type}`);
       await answered;

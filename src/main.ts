@@ -209,6 +209,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       directory: slack,
       botUserId: identity.user_id,
       teamId: identity.team_id,
+      enterpriseId: identity.enterprise_id || undefined,
       logger,
     });
 

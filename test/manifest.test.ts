@@ -28,23 +28,25 @@ describe('manifest.yml', () => {
   });
 
   it('asks for a scope for every Web API method holdfast calls, and no others', () => {
-    const methodScopes: Record<string, string> = {
-      'chat.postMessage': 'chat:write',
-      'chat.update': 'chat:write',
-      'chat.postEphemeral': 'chat:write',
-      'reactions.add': 'reactions:write',
-      'reactions.remove': 'reactions:write',
-      'users.info': 'users:read',
-      'usergroups.users.list': 'usergroups:read',
-      'assistant.threads.setStatus': 'assistant:write',
+    // Methods on public, private, DM and group DM conversations need the read scope of each kind.
+    const conversationRead = ['channels:read', 'groups:read', 'im:read', 'mpim:read'];
+    const methodScopes: Record<string, readonly string[]> = {
+      'chat.postMessage': ['chat:write'],
+      'chat.update': ['chat:write'],
+      'chat.postEphemeral': ['chat:write'],
+      'reactions.add': ['reactions:write'],
+      'reactions.remove': ['reactions:write'],
+      'users.info': ['users:read'],
+      'usergroups.users.list': ['usergroups:read'],
+      'assistant.threads.setStatus': ['assistant:write'],
+      'conversations.info': conversationRead,
+      'conversations.members': conversationRead,
     };
     const called = new Set(
       [...slackSources.matchAll(/client\.([a-zA-Z]+(?:\.[a-zA-Z]+)+)/g)].map((m) => m[1]),
     );
-    const needed = new Set(
-      [...called].map((method) => methodScopes[method as string]).filter((scope) => scope !== undefined),
-    );
-    // Events and the command need their own scopes; views.publish and chat.getPermalink need none.
+    const needed = new Set([...called].flatMap((method) => methodScopes[method as string] ?? []));
+    // Events and the command need their own scopes; views.publish, views.open and chat.getPermalink need none.
     for (const scope of ['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'commands'])
       needed.add(scope);
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(needed);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, Lease, Store } from '../store/store.js';
+import { argsFingerprint } from './args-fingerprint.js';
 import type { Policy } from './policy.js';
 import { approversFor } from './policy-lookup.js';
 
@@ -11,19 +12,60 @@ export interface ApproverDirectory {
 
 export type DecisionAction = 'allow' | 'deny' | 'always';
 
-/** Where the click came from, as Slack reported it; checked against the row. */
+/**
+ * Where the click came from, as Slack reported it; checked against the row. `inbox` is any surface other
+ * than the card itself: an ephemeral `/approvals` reply, the App Home, the full-arguments modal.
+ */
 export type DecisionOrigin =
-  | { readonly type: 'card'; readonly teamId: string; readonly channelId: string; readonly messageTs: string }
-  | { readonly type: 'inbox'; readonly teamId: string };
+  | {
+      readonly type: 'card';
+      readonly teamId: string;
+      readonly enterpriseId: string | undefined;
+      readonly channelId: string;
+      readonly messageTs: string;
+    }
+  | { readonly type: 'inbox'; readonly teamId: string; readonly enterpriseId: string | undefined };
 
 export interface DecisionRequest {
   readonly requestId: string;
   readonly userId: string;
   readonly action: DecisionAction;
   readonly origin: DecisionOrigin;
+  /** The arguments fingerprint the clicked button carried (see `argsFingerprint`); undefined for none. */
+  readonly argsFingerprint: string | undefined;
+  /**
+   * The Enterprise Grid organisation holdfast is installed in (`auth.test`), undefined outside Grid.
+   * Conversations do not record their organisation; one installation serves one organisation, so every
+   * request it holds came from this one.
+   */
+  readonly installationEnterpriseId: string | undefined;
 }
 
-export type RefusalReason = 'not-approver' | 'self-approval' | 'no-approvers' | 'origin-mismatch';
+export type RefusalReason =
+  | 'not-approver'
+  | 'self-approval'
+  | 'no-approvers'
+  | 'origin-mismatch'
+  | 'workspace-mismatch'
+  | 'arguments-mismatch';
+
+/** Why a click changed nothing, as the audit table records it. */
+export type RefusalRecord =
+  | RefusalReason
+  | 'unknown-request'
+  | 'already-decided'
+  | 'already-voted'
+  /** Someone asked to see a request they are not entitled to (not its requester, approver or audience). */
+  | 'not-entitled';
+
+/** A click that is refused, for the audit row: who, on what, from where. */
+export interface RefusedClick {
+  readonly userId: string;
+  readonly requestId: string;
+  /** A decision, or `view` for opening the full arguments. */
+  readonly action: DecisionAction | 'view';
+  readonly origin: DecisionOrigin;
+}
 
 export type DecisionOutcome =
   | {
@@ -66,40 +108,74 @@ export async function decideApproval(
   } = {},
 ): Promise<DecisionOutcome> {
   const approval = await deps.store.approvals.get(request.requestId);
-  if (!approval) return { type: 'unknown' };
-  const conversation = await deps.store.conversations.get(approval.conversationId);
-  const refusal =
-    originMismatch(approval, conversation?.teamId, request.origin) ??
-    (await authorize(deps, approval, request.userId, request.action));
-  if (refusal) {
-    // A decided request reports that fact even to someone who could not have decided it.
-    if (approval.decision !== null) return { type: 'already-decided', approval };
-    await deps.store.audit.record({
-      actor: request.userId,
-      kind: 'approval.refused',
-      approvalId: approval.requestId,
-      conversationId: approval.conversationId,
-      data: { reason: refusal, action: request.action, origin: request.origin },
-    });
-    deps.logger.warn(
-      { requestId: approval.requestId, user: request.userId, reason: refusal },
-      'decision refused',
-    );
+  if (!approval) {
+    await recordRefusal(deps, request, 'unknown-request');
+    return { type: 'unknown' };
+  }
+  // A click from elsewhere, or for other arguments, is refused as such even on a decided request: the
+  // outcome and who decided are not told to a click that does not belong to the request.
+  const mismatch = await bindingMismatch(deps, approval, request);
+  if (mismatch) {
+    await recordRefusal(deps, request, mismatch, approval);
+    return { type: 'refused', reason: mismatch, approval };
+  }
+  const refusal = await authorize(deps, approval, request.userId, request.action);
+  if (refusal && approval.decision === null) {
+    await recordRefusal(deps, request, refusal, approval);
     return { type: 'refused', reason: refusal, approval };
   }
   const origin = request.origin;
+  // A clicked card whose ts was never recorded (the process died right after posting it) becomes one of
+  // the request's cards in the decision's commit.
   const newCard =
     origin.type === 'card' && !isRecordedCard(approval, origin.channelId, origin.messageTs)
       ? { channel: origin.channelId, ts: origin.messageTs }
       : undefined;
-  return deps.store.approvals.resolve(
-    {
-      requestId: request.requestId,
-      decision: request.action === 'deny' ? 'denied' : 'allowed',
-      decidedBy: request.userId,
-      always: request.action === 'always',
-    },
-    { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
+  // A decided request reports that fact even to someone who could not have decided it.
+  const result: DecisionOutcome = refusal
+    ? { type: 'already-decided', approval }
+    : await deps.store.approvals.resolve(
+        {
+          requestId: request.requestId,
+          decision: request.action === 'deny' ? 'denied' : 'allowed',
+          decidedBy: request.userId,
+          always: request.action === 'always',
+        },
+        { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
+      );
+  switch (result.type) {
+    case 'unknown':
+      await recordRefusal(deps, request, 'unknown-request');
+      break;
+    case 'already-decided':
+      await recordRefusal(deps, request, 'already-decided', result.approval, {
+        decision: result.approval.decision,
+        decidedBy: result.approval.decidedBy,
+        ...(refusal ? { alsoRefused: refusal } : {}),
+      });
+      break;
+    case 'already-voted':
+      await recordRefusal(deps, request, 'already-voted', result.approval);
+      break;
+    default:
+      break;
+  }
+  return result;
+}
+
+/**
+ * Whether a click belongs to the request it names: the same workspace and organisation, the card the
+ * row points at (for clicks on a card), and the arguments the row holds.
+ */
+export async function bindingMismatch(
+  deps: Pick<DecideApprovalDeps, 'store'>,
+  approval: Approval,
+  click: Pick<DecisionRequest, 'origin' | 'argsFingerprint' | 'installationEnterpriseId'>,
+): Promise<RefusalReason | undefined> {
+  const conversation = await deps.store.conversations.get(approval.conversationId);
+  return (
+    originMismatch(approval, conversation?.teamId, click) ??
+    (click.argsFingerprint === argsFingerprint(approval.argsHash) ? undefined : 'arguments-mismatch')
   );
 }
 
@@ -110,9 +186,12 @@ function isRecordedCard(approval: Approval, channel: string, ts: string): boolea
 function originMismatch(
   approval: Approval,
   teamId: string | undefined,
-  origin: DecisionOrigin,
+  click: Pick<DecisionRequest, 'origin' | 'installationEnterpriseId'>,
 ): RefusalReason | undefined {
-  if (teamId !== undefined && origin.teamId !== teamId) return 'origin-mismatch';
+  const { origin } = click;
+  if (teamId !== undefined && origin.teamId !== teamId) return 'workspace-mismatch';
+  // Team ids are only unique within an organisation's view of Slack; the organisation has to match too.
+  if (origin.enterpriseId !== click.installationEnterpriseId) return 'workspace-mismatch';
   if (origin.type === 'inbox') return undefined;
   // Every recorded card of the request decides it. A message in a channel where no card is recorded yet
   // is one whose post landed but whose ts was never stored (a crash): it becomes a card on this click.
@@ -120,6 +199,36 @@ function originMismatch(
   if (isRecordedCard(approval, origin.channelId, origin.messageTs)) return undefined;
   if (approval.cards.some((card) => card.channel === origin.channelId)) return 'origin-mismatch';
   return undefined;
+}
+
+/** Every refused click gets an audit row and a log line: who, on which request, from where, and why. */
+export async function recordRefusal(
+  deps: Pick<DecideApprovalDeps, 'store' | 'logger'>,
+  click: RefusedClick,
+  reason: RefusalRecord,
+  approval?: Approval,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await deps.store.audit.record({
+    actor: click.userId,
+    kind: 'approval.refused',
+    approvalId: approval?.requestId ?? null,
+    conversationId: approval?.conversationId ?? null,
+    data: {
+      reason,
+      action: click.action,
+      origin: click.origin,
+      // An unknown id is whatever the payload said: kept for the record, bounded.
+      ...(approval ? {} : { requestId: click.requestId.slice(0, 200) }),
+      ...details,
+    },
+  });
+  // Two approvers racing is ordinary; everything else is someone trying what they may not.
+  const level = reason === 'already-decided' || reason === 'already-voted' ? 'info' : 'warn';
+  deps.logger[level](
+    { requestId: click.requestId.slice(0, 200), user: click.userId, action: click.action, reason },
+    'click refused',
+  );
 }
 
 async function authorize(
@@ -161,5 +270,12 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
       return `No approvers are configured for \`${approval.toolName}\`. Set HOLDFAST_APPROVERS or the policy file.`;
     case 'origin-mismatch':
       return 'This button does not belong to that approval request, so nothing was changed.';
+    case 'workspace-mismatch':
+      return 'This click came from another Slack workspace or organisation than the request, so nothing was changed.';
+    case 'arguments-mismatch':
+      return (
+        'This button was not made for the arguments that request holds, so nothing was changed. ' +
+        'Open the request from `/approvals` or the App Home and check what will run.'
+      );
   }
 }

@@ -1,5 +1,13 @@
 import type { LocalStore } from './local-store.js';
-import { findUser, localBot, localChannels, localGroups, localTeam, resolveChannel } from './seed.js';
+import {
+  findUser,
+  localBot,
+  localChannels,
+  localGroups,
+  localTeam,
+  localUsers,
+  resolveChannel,
+} from './seed.js';
 
 export type WebApiParams = Record<string, unknown>;
 export type WebApiResponse = Record<string, unknown>;
@@ -140,6 +148,20 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
           ...(channel.member ? { user: channel.member } : {}),
         },
       };
+    }
+    case 'conversations.members': {
+      const channel = localChannels.find((candidate) => candidate.id === text('channel'));
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      // Everyone is in the public channels; a DM holds its person and the bot.
+      const members = channel.member ? [channel.member] : localUsers.map((user) => user.id);
+      return { ok: true, members: [...members, localBot.userId], response_metadata: { next_cursor: '' } };
+    }
+    case 'views.open': {
+      const view = params.view as Record<string, unknown> | undefined;
+      if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
+      if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+      // The page has no modal surface yet: the view is accepted and not shown.
+      return { ok: true, view: { id: 'VLOCALMODAL', team_id: localTeam.id, ...view } };
     }
     case 'views.publish': {
       const view = params.view as Record<string, unknown> | undefined;

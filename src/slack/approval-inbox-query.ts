@@ -1,31 +1,31 @@
-import { type ApproverDirectory, mayDecide } from '../approvals/decide-approval.js';
-import type { Policy } from '../approvals/policy.js';
+import { mayDecide } from '../approvals/decide-approval.js';
 import type { Approval } from '../store/records.js';
-import type { Store } from '../store/store.js';
 import type { ApprovalOutcome, ApprovalView } from './blocks/index.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
-import type { SlackPort } from './slack-port.js';
+import { type VisibilityDeps, visibleTo } from './record-visibility.js';
 
-export interface InboxDeps {
-  readonly store: Store;
-  readonly policy: Policy;
-  readonly directory: ApproverDirectory;
-  readonly slack: SlackPort;
-}
+export type InboxDeps = VisibilityDeps;
 
 /** Links are looked up for what is shown, not for everything pending. */
 const shownAtMost = 20;
+/**
+ * How many of the latest decisions, workspace-wide, are sifted for the ones a viewer may see. The store
+ * has no per-viewer query yet, so someone whose requests are all older than this sees fewer of them.
+ */
+const recentScanned = 200;
 
+/**
+ * Pending requests for one viewer. In a channel: what waits there, for someone entitled to see it (its
+ * requester, an approver, a member of that channel). Across channels: only what the viewer may decide.
+ */
 export async function pendingForViewer(
   deps: InboxDeps,
   query: { viewer: string; channelId?: string },
 ): Promise<{ views: ApprovalView[]; hidden: number }> {
   const pending = await deps.store.approvals.pending(query.channelId ? { channelId: query.channelId } : {});
-  const visible: Approval[] = [];
-  for (const approval of pending) {
-    // In a channel everyone sees what waits there; across channels only what the viewer may decide.
-    if (query.channelId || (await mayDecide(deps, approval, query.viewer))) visible.push(approval);
-  }
+  const visible = query.channelId
+    ? await visibleTo(deps, pending, query.viewer)
+    : await decidableBy(deps, pending, query.viewer);
   const shown = visible.slice(0, shownAtMost);
   return {
     views: await Promise.all(shown.map((approval) => view(deps, approval))),
@@ -33,18 +33,28 @@ export async function pendingForViewer(
   };
 }
 
+/** The latest decisions the viewer is entitled to see, newest first. */
 export async function recentDecisions(
   deps: InboxDeps,
-  limit: number,
+  query: { viewer: string; limit: number },
 ): Promise<Array<{ view: ApprovalView; outcome: ApprovalOutcome }>> {
-  const decided = await deps.store.approvals.recentlyDecided(limit);
+  const decided = await deps.store.approvals.recentlyDecided(recentScanned);
+  const visible = await visibleTo(deps, decided, query.viewer, query.limit);
   const entries = await Promise.all(
-    decided.map(async (approval) => {
+    visible.map(async (approval) => {
       const outcome = outcomeOf(approval);
       return outcome ? { view: await view(deps, approval), outcome } : undefined;
     }),
   );
   return entries.filter((entry) => entry !== undefined);
+}
+
+async function decidableBy(deps: InboxDeps, approvals: readonly Approval[], viewer: string) {
+  const decidable: Approval[] = [];
+  for (const approval of approvals) {
+    if (await mayDecide(deps, approval, viewer)) decidable.push(approval);
+  }
+  return decidable;
 }
 
 async function view(deps: InboxDeps, approval: Approval): Promise<ApprovalView> {

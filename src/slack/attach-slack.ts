@@ -19,6 +19,8 @@ export interface AttachSlackOptions {
   /** From `auth.test`: how holdfast recognises mentions of itself and its own messages. */
   readonly botUserId: string;
   readonly teamId?: string;
+  /** From `auth.test`: the Enterprise Grid organisation of the installation, undefined outside Grid. */
+  readonly enterpriseId?: string;
   readonly logger: Logger;
 }
 
@@ -31,6 +33,8 @@ export function attachSlack(options: AttachSlackOptions): void {
     runtime,
     slack,
     logger,
+    directory,
+    installationEnterpriseId: options.enterpriseId,
     refreshHome: (userId) => publishHome(inbox, userId),
   });
   registerApprovalsCommand(app, inbox);

@@ -14,6 +14,8 @@ export interface ApprovalClick {
   readonly userId: string;
   readonly teamId: string;
   readonly origin: DecisionOrigin;
+  /** The arguments fingerprint the button's block carried; undefined when it carried none. */
+  readonly argsFingerprint: string | undefined;
   /** Where a private reply to the clicker goes. */
   readonly replyTo: { readonly channel: string; readonly threadTs?: string } | undefined;
 }
@@ -22,9 +24,14 @@ export interface ClickDeps {
   readonly runtime: Runtime;
   readonly slack: SlackPort;
   readonly logger: Logger;
+  /** The Enterprise Grid organisation holdfast is installed in; undefined outside Grid. */
+  readonly installationEnterpriseId: string | undefined;
   /** Replies through the click's response_url (inbox and ephemeral messages). */
   readonly respond?: (text: string) => Promise<void>;
 }
+
+export const UNKNOWN_REQUEST_REPLY =
+  'This approval request is not known to holdfast (it may belong to another installation). Nothing changed.';
 
 /**
  * A click on Allow / Deny / Always allow. The decision is the store's compare-and-set, and the card
@@ -40,6 +47,8 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       userId: click.userId,
       action: click.action,
       origin: click.origin,
+      argsFingerprint: click.argsFingerprint,
+      installationEnterpriseId: deps.installationEnterpriseId,
     });
   } catch (error) {
     if (!isStoreFault(error)) throw error;
@@ -77,15 +86,13 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       await tell(describeRefusal(outcome.reason, outcome.approval));
       return;
     case 'unknown':
-      await tell(
-        'This approval request is not known to holdfast (it may belong to another installation). Nothing changed.',
-      );
+      await tell(UNKNOWN_REQUEST_REPLY);
       return;
   }
 }
 
 /** "already allowed by @bob at …": the clicker learns who got there first, in the words of the card. */
-function alreadyDecided(outcome: ApprovalOutcome): string {
+export function alreadyDecided(outcome: ApprovalOutcome): string {
   const at = formatSlackDate(outcome.at);
   switch (outcome.type) {
     case 'allowed':
@@ -99,7 +106,11 @@ function alreadyDecided(outcome: ApprovalOutcome): string {
   }
 }
 
-async function replyPrivately(deps: ClickDeps, click: ApprovalClick, text: string): Promise<void> {
+export async function replyPrivately(
+  deps: Pick<ClickDeps, 'slack' | 'logger' | 'respond'>,
+  click: Pick<ApprovalClick, 'origin' | 'replyTo' | 'userId'>,
+  text: string,
+): Promise<void> {
   try {
     if (click.origin.type === 'inbox' && deps.respond) {
       await deps.respond(text);

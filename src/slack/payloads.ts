@@ -31,7 +31,9 @@ const actionSchema = z.object({
 export const blockActionsSchema = z.object({
   type: z.literal('block_actions'),
   user: z.object({ id: z.string(), team_id: z.string().optional() }),
-  team: z.object({ id: z.string() }).nullable().optional(),
+  team: z.object({ id: z.string(), enterprise_id: z.string().optional() }).nullable().optional(),
+  enterprise: z.object({ id: z.string() }).nullable().optional(),
+  trigger_id: z.string().optional(),
   container: z
     .object({
       type: z.string(),
@@ -43,9 +45,35 @@ export const blockActionsSchema = z.object({
   channel: z.object({ id: z.string() }).optional(),
   message: z.object({ ts: z.string(), thread_ts: z.string().optional() }).optional(),
   response_url: z.string().optional(),
+  /** Set when the click was in a view: the App Home (`home`) or a modal holdfast opened. */
+  view: z
+    .object({
+      id: z.string().optional(),
+      type: z.string().optional(),
+      private_metadata: z.string().optional(),
+    })
+    .optional(),
   actions: z.array(actionSchema).min(1),
 });
 export type BlockActions = z.output<typeof blockActionsSchema>;
+
+/**
+ * The Enterprise Grid organisation a click came from, undefined outside Grid. Slack names it twice
+ * (`enterprise.id`, `team.enterprise_id`); two different names are not one organisation, and come back
+ * as both, which matches no installation.
+ */
+export function clickEnterpriseId(payload: BlockActions): string | undefined {
+  const named = new Set(
+    [payload.enterprise?.id, payload.team?.enterprise_id].filter((id): id is string => !!id),
+  );
+  return named.size === 0 ? undefined : [...named].join('|');
+}
+
+/** Where replies to clicks in the full-arguments modal go; kept in its `private_metadata`. */
+export const modalReplyToSchema = z.object({
+  channel: z.string().min(1).max(100).optional(),
+  threadTs: z.string().max(50).optional(),
+});
 
 export const slashCommandSchema = z.object({
   command: z.string(),

@@ -1,3 +1,4 @@
+import { argsFingerprint } from '../approvals/args-fingerprint.js';
 import type { Policy } from '../approvals/policy.js';
 import { approversFor } from '../approvals/policy-lookup.js';
 import type { Approval } from '../store/records.js';
@@ -12,6 +13,7 @@ export function presentApproval(
   const approvers = approversFor(context.policy, approval.toolName, approval.permissionType);
   return {
     requestId: approval.requestId,
+    argsFingerprint: argsFingerprint(approval.argsHash),
     toolName: approval.toolName,
     permissionType: approval.permissionType,
     summary: redactSecrets(approval.summary),

@@ -1,4 +1,4 @@
-import type { HomeView, KnownBlock } from '@slack/types';
+import type { HomeView, KnownBlock, ModalView } from '@slack/types';
 
 /**
  * The Slack Web API as holdfast uses it. One implementation (`createSlackWebApi`) wraps the real
@@ -15,6 +15,13 @@ export interface SlackPort {
   userName(userId: string): Promise<string | undefined>;
   groupMembers(groupId: string): Promise<readonly string[]>;
   publishHome(userId: string, view: HomeView): Promise<void>;
+  /** Opens a modal for the person whose interaction carried `triggerId` (valid for three seconds). */
+  openView(triggerId: string, view: ModalView): Promise<void>;
+  /**
+   * Who may see what a conversation holds: the members of a channel (cached briefly), or that it is a
+   * direct or group DM, whose records are for their requester and approvers only.
+   */
+  conversationMembers(channelId: string): Promise<ConversationMembers>;
   /** For assistant threads; a no-op where the workspace does not support it. */
   setAssistantStatus(target: { channel: string; threadTs: string; status: string }): Promise<void>;
   permalink(channel: string, ts: string): Promise<string | undefined>;
@@ -32,6 +39,13 @@ export interface SlackPort {
   /** The id of the app's direct message channel with a user. */
   openDirectMessage(userId: string): Promise<string>;
 }
+
+export type ConversationMembers =
+  /** A DM or group DM. */
+  | { readonly type: 'direct' }
+  | { readonly type: 'channel'; readonly members: ReadonlySet<string> }
+  /** Slack would not say (holdfast not in it, no scope, an error): nobody is taken for a member. */
+  | { readonly type: 'unknown' };
 
 export interface OutgoingMessage {
   readonly channel: string;

@@ -9,6 +9,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { createConversationMembers } from './conversation-members.js';
 import { SlackApiError } from './slack-errors.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
 
@@ -17,6 +18,8 @@ export interface SlackWebApiOptions {
   readonly logger: Logger;
   /** How long user names and group memberships are trusted. */
   readonly cacheTtlMs?: number;
+  /** How long channel member lists are trusted (they decide who sees which records). */
+  readonly membersTtlMs?: number;
 }
 
 const tsResponse = z.object({ ts: z.string(), channel: z.string().optional() });
@@ -71,6 +74,12 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   };
 
   const blocks = (value: readonly KnownBlock[] | undefined) => (value ? [...value] : undefined);
+  const conversationMembers = createConversationMembers({
+    client,
+    logger,
+    call,
+    ttlMs: options.membersTtlMs,
+  });
 
   return {
     async postMessage(message: OutgoingMessage) {
@@ -153,6 +162,10 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     async publishHome(userId, view: HomeView) {
       await call('views.publish', () => client.views.publish({ user_id: userId, view }));
     },
+    async openView(triggerId, view) {
+      await call('views.open', () => client.views.open({ trigger_id: triggerId, view }));
+    },
+    conversationMembers,
     async setAssistantStatus(target) {
       if (assistantStatusUnsupported) return;
       try {

@@ -34,7 +34,7 @@ export interface FakeSlackApi {
   failNext(method: string, failure: ScriptedFailure, times?: number): void;
   setUser(userId: string, profile: { name: string; realName?: string; displayName?: string }): void;
   setGroupMembers(groupId: string, members: readonly string[]): void;
-  setChannel(channelId: string, info: { name: string; isPrivate?: boolean }): void;
+  setChannel(channelId: string, info: FakeChannel): void;
   /** What `apps.connections.open` hands out (the Socket Mode server). */
   setSocketModeUrl(url: string): void;
   /**
@@ -52,10 +52,21 @@ export interface FakeSlackApi {
 
 export interface FakeIdentity {
   readonly teamId: string;
+  /** Set for an installation inside an Enterprise Grid organisation. */
+  readonly enterpriseId?: string;
   readonly teamName: string;
   readonly botUserId: string;
   readonly botId: string;
   readonly botName: string;
+}
+
+export interface FakeChannel {
+  readonly name: string;
+  readonly isPrivate?: boolean;
+  /** A direct message or a group DM; a channel otherwise. */
+  readonly kind?: 'channel' | 'im' | 'mpim';
+  /** What `conversations.members` lists, a page at a time. */
+  readonly members?: readonly string[];
 }
 
 export interface SlackApiCall {
@@ -112,7 +123,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const failures = new Map<string, ScriptedFailure[]>();
   const users = new Map<string, { name: string; realName?: string; displayName?: string }>();
   const groups = new Map<string, readonly string[]>();
-  const channels = new Map<string, { name: string; isPrivate?: boolean }>();
+  const channels = new Map<string, FakeChannel>();
   const listeners = new Set<() => void>();
   let socketModeUrl: string | undefined;
   let tsCounter = 0;
@@ -146,6 +157,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
           team_id: identity.teamId,
           user_id: identity.botUserId,
           bot_id: identity.botId,
+          ...(identity.enterpriseId ? { enterprise_id: identity.enterpriseId } : {}),
           is_enterprise_install: false,
         };
       case 'chat.postMessage': {
@@ -213,16 +225,40 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       case 'conversations.info': {
         const info = channels.get(channel);
         if (!info) return { ok: false, error: 'channel_not_found' };
+        const kind = info.kind ?? 'channel';
         return {
           ok: true,
           channel: {
             id: channel,
             name: info.name,
-            is_channel: !info.isPrivate,
-            is_private: info.isPrivate ?? false,
+            is_channel: kind === 'channel' && !info.isPrivate,
+            is_group: kind === 'channel' && info.isPrivate === true,
+            is_im: kind === 'im',
+            is_mpim: kind === 'mpim',
+            is_private: kind !== 'channel' || (info.isPrivate ?? false),
             is_member: true,
           },
         };
+      }
+      case 'conversations.members': {
+        const info = channels.get(channel);
+        if (!info) return { ok: false, error: 'channel_not_found' };
+        // Slack pages with an opaque cursor; an offset is opaque enough for a fake.
+        const limit = Math.max(1, Math.min(1000, Number(params.limit ?? 100) || 100));
+        const offset = Number(text('cursor') ?? 0) || 0;
+        const members = info.members ?? [];
+        const next = offset + limit < members.length ? String(offset + limit) : '';
+        return {
+          ok: true,
+          members: members.slice(offset, offset + limit),
+          response_metadata: { next_cursor: next },
+        };
+      }
+      case 'views.open': {
+        const view = params.view as Record<string, unknown> | undefined;
+        if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
+        if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { id: `V0MODAL${nextTs().slice(-6)}`, team_id: identity.teamId, ...view } };
       }
       case 'views.publish': {
         const view = params.view as Record<string, unknown> | undefined;

@@ -7,6 +7,7 @@ import { findBlockKitViolations } from './block-kit-limits.js';
 function view(i: number): ApprovalView {
   return {
     requestId: `apr_${i}`,
+    argsFingerprint: fingerprint,
     toolName: 'sql_write',
     permissionType: 'sql_write',
     summary: `update row ${i}`,
@@ -19,6 +20,7 @@ function view(i: number): ApprovalView {
   };
 }
 
+const fingerprint = '0123456789abcdef0123456789abcdef';
 const at = Date.UTC(2024, 4, 1, 14, 10);
 const allowed: ApprovalOutcome = { type: 'allowed', by: 'U2', at, always: false };
 
@@ -52,7 +54,7 @@ describe('buildAppHome', () => {
     });
     expect(headers(home.blocks)).toEqual(['Waiting for approval', 'Recent decisions']);
     expect(home.blocks.filter((block) => block.type === 'actions').map((block) => block.block_id)).toEqual([
-      'holdfast.approval:apr_1',
+      `holdfast.approval:apr_1:${fingerprint}`,
     ]);
     expect((home.blocks.at(-1) as SectionBlock).text?.text).toBe(
       '✅ Allowed by <@U2> at <!date^1714572600^{date_short_pretty} at {time}|2024-05-01T14:10:00Z>\n`sql_write` *update row 2*',

@@ -1,4 +1,5 @@
 import type { ActionsBlock, Button } from '@slack/types';
+import { isArgsFingerprint } from '../../approvals/args-fingerprint.js';
 import { inlineCodeSafe } from '../text/escape-mrkdwn.js';
 import { escapeAndTruncate, truncateText } from '../text/truncate-text.js';
 import type { ApprovalView } from './approval-view.js';
@@ -9,9 +10,18 @@ export const APPROVAL_ACTION_IDS = {
   allow: 'holdfast.approval.allow',
   deny: 'holdfast.approval.deny',
   always: 'holdfast.approval.always',
+  /** Opens the whole arguments in a modal; decides nothing. */
+  view: 'holdfast.approval.view',
 } as const;
 
 export type ApprovalActionKind = keyof typeof APPROVAL_ACTION_IDS;
+
+/**
+ * What a surface's buttons offer. `decide` only where the arguments were shown whole on that surface;
+ * `view-first` where they were cut (the full view carries the decision); `deny-only` where nothing in
+ * Slack can show them whole, so they cannot be allowed from Slack at all.
+ */
+export type ApprovalChoice = 'decide' | 'view-first' | 'deny-only';
 
 const BLOCK_ID_PREFIX = 'holdfast.approval:';
 
@@ -23,14 +33,29 @@ export function approvalActionKind(actionId: string): ApprovalActionKind | undef
   return undefined;
 }
 
-/** The actions block id for a request: lets a listener match the block before reading the value. */
-export function approvalBlockId(requestId: string): string {
-  return `${BLOCK_ID_PREFIX}${requestId}`.slice(0, BLOCK_KIT_LIMITS.blockId);
+/**
+ * The actions block id for a request: `holdfast.approval:<request id>:<arguments fingerprint>`. Slack
+ * echoes it with every click on the block's buttons, so a click says which arguments it was shown.
+ */
+export function approvalBlockId(requestId: string, argsFingerprint: string): string {
+  return `${BLOCK_ID_PREFIX}${requestId}:${argsFingerprint}`;
 }
 
-/** The request id inside an approval actions block id, or undefined for any other block. */
-export function requestIdFromBlockId(blockId: string): string | undefined {
-  return blockId.startsWith(BLOCK_ID_PREFIX) ? blockId.slice(BLOCK_ID_PREFIX.length) : undefined;
+export interface ParsedBlockId {
+  readonly requestId: string;
+  /** Undefined for a block id without one (cards posted before fingerprints existed). */
+  readonly argsFingerprint: string | undefined;
+}
+
+/** The request id and fingerprint inside an approval actions block id; undefined for any other block. */
+export function parseApprovalBlockId(blockId: string): ParsedBlockId | undefined {
+  if (!blockId.startsWith(BLOCK_ID_PREFIX)) return undefined;
+  const rest = blockId.slice(BLOCK_ID_PREFIX.length);
+  const colon = rest.lastIndexOf(':');
+  const fingerprint = colon === -1 ? '' : rest.slice(colon + 1);
+  return isArgsFingerprint(fingerprint)
+    ? { requestId: rest.slice(0, colon), argsFingerprint: fingerprint }
+    : { requestId: rest, argsFingerprint: undefined };
 }
 
 function plain(text: string, max: number): { type: 'plain_text'; text: string; emoji: true } {
@@ -52,7 +77,7 @@ function allowButton(view: ApprovalView): Button {
       title: plain(`Allow ${view.toolName}?`, BLOCK_KIT_LIMITS.confirmTitle),
       text: {
         type: 'mrkdwn',
-        text: `${toolCode(view.toolName)} will run once with the arguments shown on the card.`,
+        text: `${toolCode(view.toolName)} will run once with the arguments shown.`,
       },
       confirm: plain('Allow', BLOCK_KIT_LIMITS.confirmButton),
       deny: plain('Cancel', BLOCK_KIT_LIMITS.confirmButton),
@@ -89,11 +114,28 @@ function alwaysButton(view: ApprovalView): Button {
   };
 }
 
-/** Allow (primary, confirmed), Deny (danger), Always allow in this thread; each value is the request id. */
-export function buildApprovalActions(view: ApprovalView): ActionsBlock {
+function viewButton(view: ApprovalView): Button {
   return {
-    type: 'actions',
-    block_id: approvalBlockId(view.requestId),
-    elements: [allowButton(view), denyButton(view), alwaysButton(view)],
+    type: 'button',
+    action_id: APPROVAL_ACTION_IDS.view,
+    text: plain('View full arguments', BLOCK_KIT_LIMITS.buttonText),
+    style: 'primary',
+    value: view.requestId,
   };
+}
+
+/**
+ * The approval buttons, each valued with the request id, in a block whose id carries the arguments
+ * fingerprint. Deciding: Allow (primary, confirmed), Deny (danger), Always allow in this thread.
+ * Arguments cut short: View full arguments and Deny, since Allow and Always allow would run what the
+ * approver has not seen.
+ */
+export function buildApprovalActions(view: ApprovalView, choice: ApprovalChoice): ActionsBlock {
+  const elements: Button[] =
+    choice === 'decide'
+      ? [allowButton(view), denyButton(view), alwaysButton(view)]
+      : choice === 'view-first'
+        ? [viewButton(view), denyButton(view)]
+        : [denyButton(view)];
+  return { type: 'actions', block_id: approvalBlockId(view.requestId, view.argsFingerprint), elements };
 }

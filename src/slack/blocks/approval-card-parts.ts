@@ -1,16 +1,12 @@
 import type { ContextBlock, HeaderBlock, MrkdwnElement, SectionBlock } from '@slack/types';
-import {
-  escapeMrkdwn,
-  inlineCodeSafe,
-  mentionGroup,
-  mentionUser,
-  neutraliseCodeFences,
-} from '../text/escape-mrkdwn.js';
+import { escapeMrkdwn, inlineCodeSafe, mentionGroup, mentionUser } from '../text/escape-mrkdwn.js';
 import { redactSecrets } from '../text/redact-secrets.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, escapeWithin, oneLine, truncateText } from '../text/truncate-text.js';
 import type { ApprovalView } from './approval-view.js';
+import { codeBlockArguments } from './arguments-text.js';
 import { BLOCK_KIT_LIMITS } from './block-kit-limits.js';
+import { escapeInvisible } from './escape-invisible.js';
 
 export interface CardOptions {
   /** IANA zone for the fallback text of dates; readers see dates in their own zone either way. */
@@ -21,7 +17,7 @@ const SUMMARY_MAX = 1000;
 const REASON_MAX = 1800;
 const PREVIEW_MAX = 150;
 const MENTIONS_MAX = 2000;
-const TRUNCATION_NOTE_RESERVE = 64;
+const TRUNCATION_NOTE_RESERVE = 100;
 
 export function mrkdwn(text: string): MrkdwnElement {
   return { type: 'mrkdwn', text };
@@ -35,12 +31,17 @@ export function header(text: string): HeaderBlock {
 }
 
 export function toolCode(toolName: string): string {
-  return `\`${escapeAndTruncate(inlineCodeSafe(toolName), 100)}\``;
+  return `\`${escapeAndTruncate(inlineCodeSafe(escapeInvisible(toolName)), 100)}\``;
+}
+
+/** Untrusted text for one line: secrets redacted, invisible characters escaped, whitespace collapsed. */
+export function shownLine(text: string): string {
+  return oneLine(escapeInvisible(redactSecrets(text)));
 }
 
 /** The summary line, escaped and shortened; a blank summary falls back to naming the tool. */
 export function summaryText(view: ApprovalView, max = SUMMARY_MAX): string {
-  const summary = oneLine(redactSecrets(view.summary));
+  const summary = shownLine(view.summary);
   return summary === '' ? `Run ${toolCode(view.toolName)}` : escapeAndTruncate(summary, max);
 }
 
@@ -59,13 +60,13 @@ export function argumentPreview(argumentsJson: string): string {
     // Not JSON: show the text as it is.
     if (!(error instanceof SyntaxError)) throw error;
   }
-  return escapeMrkdwn(truncateText(oneLine(inlineCodeSafe(redactSecrets(preview))), PREVIEW_MAX));
+  return escapeMrkdwn(truncateText(inlineCodeSafe(shownLine(preview)), PREVIEW_MAX));
 }
 
 /** "run_shell `df -h`": the tool and what it will do, for fallback text. */
 export function fallbackSubject(view: ApprovalView): string {
   const preview = argumentPreview(view.argumentsJson);
-  const tool = escapeAndTruncate(oneLine(view.toolName), 100);
+  const tool = escapeAndTruncate(shownLine(view.toolName), 100);
   return preview === '' ? tool : `${tool} \`${preview}\``;
 }
 
@@ -87,7 +88,7 @@ export function summarySection(
   view: ApprovalView,
   options: CardOptions & { pending: boolean },
 ): SectionBlock {
-  const reason = view.reason === undefined ? '' : oneLine(redactSecrets(view.reason));
+  const reason = view.reason === undefined ? '' : shownLine(view.reason);
   const text =
     reason === ''
       ? summaryText(view)
@@ -108,19 +109,33 @@ export function summarySection(
   return { type: 'section', text: mrkdwn(text), fields };
 }
 
+export interface ArgumentsSection {
+  readonly block: SectionBlock;
+  /** False when the section holds only a prefix: the card must not offer a decision on it. */
+  readonly whole: boolean;
+}
+
 /**
  * The exact arguments in a code block: escaped, fences inside neutralised, and cut to the section limit
  * with a visible note saying how much is missing, so an approver never mistakes a prefix for the whole.
  */
-export function argumentsSection(view: ApprovalView): SectionBlock {
-  const raw = neutraliseCodeFences(redactSecrets(view.argumentsJson).replace(/\s+$/, ''));
-  if (raw.trim() === '') return { type: 'section', text: mrkdwn('*Arguments*\n_none_') };
+export function argumentsSection(view: ApprovalView): ArgumentsSection {
+  const raw = codeBlockArguments(view.argumentsJson);
+  if (raw.trim() === '') {
+    return { block: { type: 'section', text: mrkdwn('*Arguments*\n_none_') }, whole: true };
+  }
   const head = '*Arguments*\n```\n';
   const tail = '\n```';
   const budget = BLOCK_KIT_LIMITS.sectionText - head.length - tail.length - TRUNCATION_NOTE_RESERVE;
   const slice = escapeWithin(raw, budget);
-  const note = slice.omitted > 0 ? `\n_(truncated, ${slice.omitted} more characters)_` : '';
-  return { type: 'section', text: mrkdwn(`${head}${slice.text}${tail}${note}`) };
+  const note =
+    slice.omitted > 0
+      ? `\n_(truncated, ${slice.omitted} more characters: use *View full arguments* to see them all)_`
+      : '';
+  return {
+    block: { type: 'section', text: mrkdwn(`${head}${slice.text}${tail}${note}`) },
+    whole: slice.omitted === 0,
+  };
 }
 
 export function requestContext(

@@ -10,6 +10,7 @@ const expiresAt = Date.UTC(2024, 4, 1, 15, 30);
 function view(overrides: Partial<ApprovalView> = {}): ApprovalView {
   return {
     requestId: 'apr_9f2c1e7b4d',
+    argsFingerprint: '0123456789abcdef0123456789abcdef',
     toolName: 'run_shell',
     permissionType: 'shell',
     summary: 'run `df -h`',
@@ -70,7 +71,7 @@ describe('buildApprovalCard', () => {
 
   it('has three buttons whose value is only the request id', () => {
     const actions = blockOf<ActionsBlock>(buildApprovalCard(view()).blocks, 'actions');
-    expect(actions.block_id).toBe('holdfast.approval:apr_9f2c1e7b4d');
+    expect(actions.block_id).toBe('holdfast.approval:apr_9f2c1e7b4d:0123456789abcdef0123456789abcdef');
     const buttons = actions.elements as Button[];
     expect(buttons.map((button) => [button.action_id, button.text.text, button.style, button.value])).toEqual(
       [
@@ -129,7 +130,9 @@ describe('buildApprovalCard', () => {
     const card = buildApprovalCard(view({ argumentsJson: args }));
     const text = argumentsText(card.blocks);
     expect(text.length).toBeLessThanOrEqual(3000);
-    const note = /_\(truncated, (\d+) more characters\)_$/.exec(text);
+    const note = /_\(truncated, (\d+) more characters: use \*View full arguments\* to see them all\)_$/.exec(
+      text,
+    );
     expect(note).not.toBeNull();
     const shownRaw = text
       .slice('*Arguments*\n```\n'.length, text.lastIndexOf('\n```'))
@@ -138,6 +141,16 @@ describe('buildApprovalCard', () => {
       .replace(/&amp;/g, '&');
     expect(shownRaw.length + Number(note?.[1])).toBe(args.length);
     expect(findBlockKitViolations(card)).toEqual([]);
+  });
+
+  it('offers View full arguments instead of Allow when the arguments are cut', () => {
+    const args = JSON.stringify({ sql: `DELETE FROM t WHERE id IN (${'1, '.repeat(2000)}2)` });
+    const actions = blockOf<ActionsBlock>(buildApprovalCard(view({ argumentsJson: args })).blocks, 'actions');
+    expect((actions.elements as Button[]).map((button) => [button.action_id, button.text.text])).toEqual([
+      ['holdfast.approval.view', 'View full arguments'],
+      ['holdfast.approval.deny', 'Deny'],
+    ]);
+    expect(actions.block_id).toBe('holdfast.approval:apr_9f2c1e7b4d:0123456789abcdef0123456789abcdef');
   });
 
   it('redacts secrets in the arguments', () => {

@@ -23,17 +23,19 @@ const FALLBACK_MENTIONS_MAX = 1000;
 
 /**
  * The approval card posted in the thread: what will run, who asked and why, when it expires, who may
- * decide, and the three buttons. The fallback text is written as a phone notification and mentions the
- * approvers, because notifications are built from `text`, not from blocks.
+ * decide, and the three buttons. Arguments too long for the card get "View full arguments" instead of
+ * Allow, so nothing is allowed from a prefix. The fallback text is written as a phone notification and
+ * mentions the approvers, because notifications are built from `text`, not from blocks.
  */
 export function buildApprovalCard(view: ApprovalView, options: CardOptions = {}): SlackMessage {
   const pending = { ...options, pending: true };
+  const args = argumentsSection(view);
   const blocks: KnownBlock[] = [
     header('Approval needed'),
     summarySection(view, pending),
-    argumentsSection(view),
+    args.block,
     requestContext(view, pending),
-    buildApprovalActions(view),
+    buildApprovalActions(view, args.whole ? 'decide' : 'view-first'),
   ];
   const approvers = mentionList(view, FALLBACK_MENTIONS_MAX);
   const text = `Approval needed: ${fallbackSubject(view)} requested by ${mentionUser(view.requestedBy)}${
@@ -57,7 +59,7 @@ export function buildDecidedCard(
   const blocks: KnownBlock[] = [
     header(words.title),
     summarySection(view, decided),
-    argumentsSection(view),
+    argumentsSection(view).block,
     requestContext(view, decided),
     outcomeSection,
   ];

@@ -1,10 +1,11 @@
 import type { KnownBlock } from '@slack/types';
 import { mentionUser, slackUrl } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
-import { escapeAndTruncate, oneLine } from '../text/truncate-text.js';
+import { escapeAndTruncate, escapeWithin, oneLine } from '../text/truncate-text.js';
 import { buildApprovalActions } from './approval-actions.js';
 import { type CardOptions, mrkdwn, summaryText, toolCode } from './approval-card-parts.js';
 import type { ApprovalView } from './approval-view.js';
+import { compactArguments } from './arguments-text.js';
 import { measureBlockText } from './block-kit-limits.js';
 
 export interface EntryOptions extends CardOptions {
@@ -12,6 +13,8 @@ export interface EntryOptions extends CardOptions {
 }
 
 const ENTRY_SUMMARY_MAX = 300;
+// Lists stay short: longer arguments are shown in the full view, which also carries the decision.
+const ENTRY_ARGUMENTS_MAX = 300;
 
 /** The summary, linked to the thread when a permalink is known, so the approver can read the context. */
 export function entryTitle(view: ApprovalView, max = ENTRY_SUMMARY_MAX): string {
@@ -33,11 +36,24 @@ function entryMeta(view: ApprovalView, options: EntryOptions): string {
   return parts.filter((part) => part !== '').join(' · ');
 }
 
-/** One pending request in a list: a linked summary with its details, then the same three buttons. */
+/** The arguments on one line in a code block, and whether that is all of them. */
+function entryArguments(view: ApprovalView): { text: string; whole: boolean } {
+  const compact = compactArguments(view.argumentsJson);
+  if (compact.trim() === '') return { text: '_no arguments_', whole: true };
+  const slice = escapeWithin(compact, ENTRY_ARGUMENTS_MAX);
+  const note = slice.omitted > 0 ? ` _(${slice.omitted} more characters)_` : '';
+  return { text: `\`\`\`\n${slice.text}\n\`\`\`${note}`, whole: slice.omitted === 0 };
+}
+
+/**
+ * One pending request in a list: a linked summary, its arguments and details, then the buttons: the
+ * same three as the card when the arguments fit, "View full arguments" and Deny when they do not.
+ */
 export function inboxEntryBlocks(view: ApprovalView, options: EntryOptions): KnownBlock[] {
+  const args = entryArguments(view);
   return [
-    { type: 'section', text: mrkdwn(`${entryTitle(view)}\n${entryMeta(view, options)}`) },
-    buildApprovalActions(view),
+    { type: 'section', text: mrkdwn(`${entryTitle(view)}\n${args.text}\n${entryMeta(view, options)}`) },
+    buildApprovalActions(view, args.whole ? 'decide' : 'view-first'),
   ];
 }
 

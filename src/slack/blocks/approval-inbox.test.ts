@@ -7,6 +7,7 @@ import { findBlockKitViolations } from './block-kit-limits.js';
 function view(i: number, overrides: Partial<ApprovalView> = {}): ApprovalView {
   return {
     requestId: `apr_${i}`,
+    argsFingerprint: fingerprint,
     toolName: 'deploy',
     permissionType: 'deploy',
     summary: `deploy build ${i} to staging`,
@@ -21,6 +22,7 @@ function view(i: number, overrides: Partial<ApprovalView> = {}): ApprovalView {
   };
 }
 
+const fingerprint = '0123456789abcdef0123456789abcdef';
 const expires = '<!date^1714575600^{date_short_pretty} at {time}|2024-05-01T15:00:00Z>';
 
 describe('buildApprovalInbox', () => {
@@ -50,14 +52,26 @@ describe('buildApprovalInbox', () => {
     expect((inbox.blocks[0] as SectionBlock).text?.text).toBe('*1 approval waiting in this channel*');
     expect((inbox.blocks[1] as SectionBlock).text?.text).toBe(
       `*<https://acme.slack.com/archives/C1/p1714571?thread_ts=1.2&amp;cid=C1|deploy build 1 to staging>*\n` +
+        '```\n{"env":"staging"}\n```\n' +
         `\`deploy\` · deploy · requested by <@U123> · expires ${expires}`,
     );
     const actions = inbox.blocks[2] as ActionsBlock;
-    expect(actions.block_id).toBe('holdfast.approval:apr_1');
+    expect(actions.block_id).toBe(`holdfast.approval:apr_1:${fingerprint}`);
     expect((actions.elements as Button[]).map((button) => [button.action_id, button.value])).toEqual([
       ['holdfast.approval.allow', 'apr_1'],
       ['holdfast.approval.deny', 'apr_1'],
       ['holdfast.approval.always', 'apr_1'],
+    ]);
+  });
+
+  it('offers View full arguments instead of Allow for arguments longer than an entry shows', () => {
+    const long = view(1, { argumentsJson: JSON.stringify({ env: 'staging', note: 'n'.repeat(400) }) });
+    const inbox = buildApprovalInbox([long], { scope: 'channel', viewer: 'U1' });
+    expect((inbox.blocks[1] as SectionBlock).text?.text).toContain('more characters)_');
+    const actions = inbox.blocks[2] as ActionsBlock;
+    expect((actions.elements as Button[]).map((button) => button.action_id)).toEqual([
+      'holdfast.approval.view',
+      'holdfast.approval.deny',
     ]);
   });
 
@@ -99,7 +113,9 @@ describe('buildApprovalInbox', () => {
       text: `Showing ${shown} of 250: ${250 - shown} more wait.`,
     });
     const firstIds = inbox.blocks.filter((block) => block.type === 'actions').map((block) => block.block_id);
-    expect(firstIds).toEqual(entries.slice(0, shown).map((entry) => `holdfast.approval:${entry.requestId}`));
+    expect(firstIds).toEqual(
+      entries.slice(0, shown).map((entry) => `holdfast.approval:${entry.requestId}:${fingerprint}`),
+    );
   });
 
   it('counts entries the caller left out even when none are passed', () => {

@@ -2,6 +2,8 @@
 export interface ApprovalView {
   /** Opaque; the only thing put in button values. */
   requestId: string;
+  /** Fixed-length prefix of the arguments' hash; in the buttons' block id, so a click names what it saw. */
+  argsFingerprint: string;
   toolName: string;
   /** e.g. shell, deploy, sql_write */
   permissionType: string;

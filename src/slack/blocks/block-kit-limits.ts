@@ -29,6 +29,9 @@ export const BLOCK_KIT_LIMITS = {
   confirmText: 300,
   confirmButton: 30,
   markdownBlockText: 12_000,
+  viewTitle: 24,
+  viewCloseText: 24,
+  privateMetadata: 3000,
 } as const;
 
 export type BlockKitSurface = 'message' | 'home' | 'modal';
@@ -37,6 +40,10 @@ export interface BlockKitPayload {
   readonly type?: string;
   readonly text?: string;
   readonly blocks: readonly AnyBlock[];
+  /** Modals only. */
+  readonly title?: TextObject;
+  readonly close?: TextObject;
+  readonly private_metadata?: string;
 }
 
 /** A message or view breaks a Block Kit limit; Slack would answer `invalid_blocks` or similar. */
@@ -188,6 +195,11 @@ export function findBlockKitViolations(payload: BlockKitPayload): string[] {
     if (blockIds.has(block.block_id)) checker.fail(`blocks[${i}].block_id "${block.block_id}" is not unique`);
     blockIds.add(block.block_id);
   });
+  if (surface === 'modal') {
+    checker.text('title', payload.title, BLOCK_KIT_LIMITS.viewTitle, true);
+    if (payload.close) checker.text('close', payload.close, BLOCK_KIT_LIMITS.viewCloseText, true);
+    checker.length('private_metadata', payload.private_metadata, BLOCK_KIT_LIMITS.privateMetadata);
+  }
   if (surface === 'message') {
     const text = payload.text;
     if (text === undefined || text.trim() === '') checker.fail('fallback text is empty');

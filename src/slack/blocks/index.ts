@@ -2,14 +2,21 @@ export { type AppHomeInput, buildAppHome } from './app-home.js';
 export {
   APPROVAL_ACTION_IDS,
   type ApprovalActionKind,
+  type ApprovalChoice,
   approvalActionKind,
   approvalBlockId,
   buildApprovalActions,
-  requestIdFromBlockId,
+  type ParsedBlockId,
+  parseApprovalBlockId,
 } from './approval-actions.js';
 export { buildApprovalCard, buildDecidedCard, type CardOptions } from './approval-card.js';
 export { buildApprovalInbox, type InboxOptions } from './approval-inbox.js';
 export type { ApprovalOutcome, ApprovalView } from './approval-view.js';
+export {
+  ARGUMENTS_MODAL_CALLBACK_ID,
+  type ArgumentsModalOptions,
+  buildArgumentsModal,
+} from './arguments-modal.js';
 export {
   assertWithinBlockKitLimits,
   BLOCK_KIT_LIMITS,
@@ -21,5 +28,6 @@ export {
 } from './block-kit-limits.js';
 export { buildDirectNotice, explainUndeliverable } from './delivery-notice.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
+export { escapeInvisible } from './escape-invisible.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

@@ -7,7 +7,7 @@ import { appHomeOpenedSchema } from '../payloads.js';
 export async function publishHome(deps: InboxDeps, viewer: string): Promise<void> {
   const [{ views }, recent] = await Promise.all([
     pendingForViewer(deps, { viewer }),
-    recentDecisions(deps, 10),
+    recentDecisions(deps, { viewer, limit: 10 }),
   ]);
   await deps.slack.publishHome(viewer, buildAppHome({ pending: views, recent, viewer }));
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ChatMessage, ChatModel } from '../../../src/agent/chat-model.js';
 import type { Tool } from '../../../src/agent/tool.js';
 import type { TurnOutcome } from '../../../src/agent/turn-runner.js';
+import { argsFingerprint } from '../../../src/approvals/args-fingerprint.js';
 import type { DecisionAction, DecisionOutcome } from '../../../src/approvals/decide-approval.js';
 import { type Policy, policySchema } from '../../../src/approvals/policy.js';
 import { Runtime } from '../../../src/runtime/create-runtime.js';
@@ -155,8 +156,17 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
         inputText: text,
       });
     },
-    decide(requestId, action, userId = approver) {
-      return current.runtime.decide({ requestId, userId, action, origin: { type: 'inbox', teamId } });
+    async decide(requestId, action, userId = approver) {
+      // As a person shown the request would: the click carries the fingerprint of its arguments.
+      const approval = await current.store.approvals.get(requestId);
+      return current.runtime.decide({
+        requestId,
+        userId,
+        action,
+        origin: { type: 'inbox', teamId, enterpriseId: undefined },
+        argsFingerprint: approval ? argsFingerprint(approval.argsHash) : undefined,
+        installationEnterpriseId: undefined,
+      });
     },
     async messages(threadTs) {
       const stored = await current.store.transcript.messages(threadId(threadTs));

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { onTestFinished } from 'vitest';
 import { z } from 'zod';
@@ -66,18 +65,32 @@ export interface SlackHarness {
     options?: { eventId?: string; retryNum?: number } & SignedRequestOptions,
   ): Promise<{ status: number; text: string }>;
   /** A channel post that mentions the bot, delivered as `app_mention`; returns its ts. */
-  mention(text: string, options?: { user?: string; ts?: string; threadTs?: string }): Promise<string>;
+  mention(
+    text: string,
+    options?: { user?: string; ts?: string; threadTs?: string; channel?: string },
+  ): Promise<string>;
+  /** A direct message to the bot in `channel` (a `D…` id), delivered as `message`; returns its ts. */
+  direct(text: string, options: { user?: string; channel: string }): Promise<string>;
   /** A plain message in a thread, delivered as `message`; returns its ts. */
   reply(threadTs: string, text: string, options?: { user?: string }): Promise<string>;
-  /** A signed `block_actions` click on an approval button of a card. */
+  /**
+   * A signed `block_actions` click on an approval button of a card. The action carries the block id the
+   * card's buttons were posted with (`card.blockId`), the way Slack echoes it.
+   */
   click(
-    action: 'allow' | 'deny' | 'always',
-    card: { requestId: string; channel: string; ts: string; threadTs?: string },
+    action: 'allow' | 'deny' | 'always' | 'view',
+    card: { requestId: string; channel: string; ts: string; threadTs?: string; blockId?: string },
     options?: {
       user?: string;
       responseName?: string;
-      /** The card in the thread (default), an ephemeral `/approvals` reply, or the App Home tab. */
-      from?: 'card' | 'ephemeral' | 'home';
+      /**
+       * The card in the thread (default), an ephemeral `/approvals` reply, the App Home tab, or a modal
+       * holdfast opened (`view`, as `views.open` returned it).
+       */
+      from?: 'card' | 'ephemeral' | 'home' | 'modal';
+      view?: { id: string; private_metadata?: string };
+      /** The Enterprise Grid organisation the click comes from. */
+      enterpriseId?: string;
     },
   ): Promise<{ status: number; text: string }>;
   /** `/approvals [text]` from `user` in `channelId`. */
@@ -110,7 +123,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   api.setUser(people.carol, { name: 'carol' });
   api.setUser(people.mallory, { name: 'mallory' });
   api.setGroupMembers(oncallGroup, [people.carol]);
-  api.setChannel(channel, { name: 'ops' });
+  api.setChannel(channel, { name: 'ops', members: Object.values(people) });
 
   const signingSecret = randomBytes(16).toString('hex');
   const databasePath = dir.file('holdfast.db');
@@ -204,9 +217,22 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
         text: `<@${api.identity.botUserId}> ${text}`,
         ts,
         ...(mentionOptions.threadTs ? { thread_ts: mentionOptions.threadTs } : {}),
-        channel,
+        channel: mentionOptions.channel ?? channel,
       });
       if (response.status !== 200) throw new Error(`mention refused: ${response.status} ${response.text}`);
+      return ts;
+    },
+    async direct(text, directOptions) {
+      const ts = userTs();
+      const response = await sendEvent({
+        type: 'message',
+        user: directOptions.user ?? people.alice,
+        text,
+        ts,
+        channel: directOptions.channel,
+        channel_type: 'im',
+      });
+      if (response.status !== 200) throw new Error(`message refused: ${response.status} ${response.text}`);
       return ts;
     },
     async reply(threadTs, text, replyOptions = {}) {
@@ -227,38 +253,55 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       const user = clickOptions.user ?? people.bob;
       const from = clickOptions.from ?? 'card';
       const stored = api.message(card.channel, card.ts);
+      const modal = clickOptions.view ?? { id: 'V0MODAL' };
       const where =
         from === 'home'
           ? {
               container: { type: 'view', view_id: 'V0HOME' },
               view: { id: 'V0HOME', type: 'home', team_id: api.identity.teamId },
             }
-          : {
-              container: {
-                type: 'message',
-                message_ts: from === 'card' ? card.ts : userTs(),
-                channel_id: card.channel,
-                is_ephemeral: from === 'ephemeral',
-                ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
-              },
-              channel: { id: card.channel, name: 'ops' },
-              message:
-                from === 'card'
-                  ? {
-                      type: 'message',
-                      subtype: 'bot_message',
-                      text: stored?.text ?? '',
-                      ts: card.ts,
-                      ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
-                      blocks: stored?.blocks ?? [],
-                    }
-                  : undefined,
-              response_url: api.responseUrl(clickOptions.responseName ?? `click-${user}`),
-            };
+          : from === 'modal'
+            ? {
+                container: { type: 'view', view_id: modal.id },
+                view: {
+                  id: modal.id,
+                  type: 'modal',
+                  team_id: api.identity.teamId,
+                  private_metadata: modal.private_metadata ?? '',
+                },
+              }
+            : {
+                container: {
+                  type: 'message',
+                  message_ts: from === 'card' ? card.ts : userTs(),
+                  channel_id: card.channel,
+                  is_ephemeral: from === 'ephemeral',
+                  ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
+                },
+                channel: { id: card.channel, name: 'ops' },
+                message:
+                  from === 'card'
+                    ? {
+                        type: 'message',
+                        subtype: 'bot_message',
+                        text: stored?.text ?? '',
+                        ts: card.ts,
+                        ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
+                        blocks: stored?.blocks ?? [],
+                      }
+                    : undefined,
+                response_url: api.responseUrl(clickOptions.responseName ?? `click-${user}`),
+              };
+      const enterpriseId = clickOptions.enterpriseId;
       return postSignedToSlackApp(eventsUrl(), signingSecret, {
         payload: {
           type: 'block_actions',
-          team: { id: api.identity.teamId, domain: 'holdfast-test' },
+          enterprise: enterpriseId ? { id: enterpriseId, name: 'Grid' } : null,
+          team: {
+            id: api.identity.teamId,
+            domain: 'holdfast-test',
+            ...(enterpriseId ? { enterprise_id: enterpriseId } : {}),
+          },
           user: {
             id: user,
             username: user.toLowerCase(),
@@ -272,7 +315,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
           actions: [
             {
               action_id: `holdfast.approval.${action}`,
-              block_id: `holdfast.approval:${card.requestId}`,
+              block_id: card.blockId ?? `holdfast.approval:${card.requestId}`,
               value: card.requestId,
               type: 'button',
               action_ts: `${Math.floor(Date.now() / 1000)}.000100`,
@@ -317,45 +360,10 @@ export async function eventually(check: () => boolean, what: string, timeoutMs =
   }
 }
 
-/** The approval card posted in a thread, with its request id read from the Allow button. */
-export async function waitForCard(
-  api: FakeSlackApi,
-  threadTs: string,
-): Promise<{ requestId: string; channel: string; ts: string; threadTs: string; call: SlackCall }> {
-  const call = await api.waitFor(
-    'chat.postMessage',
-    (candidate) =>
-      candidate.params.thread_ts === threadTs &&
-      String(candidate.params.text ?? '').startsWith('Approval needed') &&
-      candidate.response.ok === true,
-  );
-  const requestId = approvalButtons(call.params.blocks).find(
-    (button) => button.action_id === 'holdfast.approval.allow',
-  )?.value;
-  if (typeof requestId !== 'string') throw new Error('the approval card has no Allow button');
-  return { requestId, channel: String(call.params.channel), ts: String(call.response.ts), threadTs, call };
-}
-
-type SlackCall = FakeSlackApi['calls'][number];
-
-/** Every button in a message's actions blocks. */
-export function approvalButtons(blocks: unknown): Array<Record<string, unknown>> {
-  if (!Array.isArray(blocks)) return [];
-  return blocks
-    .filter((block): block is { type: 'actions'; elements: unknown[] } => block?.type === 'actions')
-    .flatMap((block) => block.elements as Array<Record<string, unknown>>);
-}
-
-/** Rows as the database file holds them, read through a separate read-only connection. */
-export function readRows(
-  databasePath: string,
-  sql: string,
-  ...params: unknown[]
-): Array<Record<string, unknown>> {
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
-  } finally {
-    db.close();
-  }
-}
+export {
+  approvalActionBlocks,
+  approvalButtons,
+  type PostedCard,
+  readRows,
+  waitForCard,
+} from './slack-cards.js';
