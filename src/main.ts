@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { App } from '@slack/bolt';
+import { App, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import OpenAI from 'openai';
 import pino, { type Logger } from 'pino';
@@ -19,6 +19,8 @@ import { type LocalWorkspace, startLocalWorkspace } from './local/start-local-wo
 import { Runtime } from './runtime/create-runtime.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { guardSocketMode } from './slack/receiver/guard-socket-mode.js';
+import { GuardedHttpReceiver } from './slack/receiver/guarded-http-receiver.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import { createSqliteStore, openDatabase } from './store/index.js';
 import { createBuiltinTools } from './tools/index.js';
@@ -123,26 +125,39 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       slackConfig.type === 'socket'
         ? new App({
             token: slackConfig.botToken,
-            appToken: slackConfig.appToken,
             socketMode: true,
             logger: slackLogger,
             clientOptions,
+            receiver: guardSocketMode(
+              new SocketModeReceiver({
+                appToken: slackConfig.appToken,
+                logger: slackLogger,
+                // A copy: the Socket Mode client writes its own retry settings into the options it gets.
+                installerOptions: { clientOptions: { ...clientOptions } },
+              }),
+              { logger: logger.child({ component: 'slack-receiver' }) },
+            ),
           })
         : new App({
             token: slackConfig.botToken,
-            signingSecret: slackConfig.signingSecret,
             logger: slackLogger,
             clientOptions,
-            customRoutes: [
-              {
-                path: '/health',
-                method: ['GET'],
-                handler: (_request, response) => {
-                  response.writeHead(200, { 'content-type': 'application/json' });
-                  response.end(JSON.stringify({ ok: true }));
+            receiver: new GuardedHttpReceiver({
+              signingSecret: slackConfig.signingSecret,
+              now,
+              logger: logger.child({ component: 'slack-receiver' }),
+              boltLogger: slackLogger,
+              customRoutes: [
+                {
+                  path: '/health',
+                  method: ['GET'],
+                  handler: (_request, response) => {
+                    response.writeHead(200, { 'content-type': 'application/json' });
+                    response.end(JSON.stringify({ ok: true }));
+                  },
                 },
-              },
-            ],
+              ],
+            }),
           });
 
     const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }) });
