@@ -48,12 +48,7 @@ export interface Holdfast {
 
 /** The composition root: every client, database handle and server is built here and passed down. */
 export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
-  const logger =
-    overrides.logger ??
-    pino({
-      level: config.logLevel,
-      redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
-    });
+  const logger = overrides.logger ?? createLogger(config);
   const now = overrides.now ?? Date.now;
   let policy = withEnvironmentApprovers(
     config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
@@ -216,6 +211,13 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   }
 }
 
+function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
+  });
+}
+
 function buildModel(config: Config, logger: Logger): ChatModel {
   if (config.model.type === 'demo') return createDemoChatModel();
   const client = new OpenAI({
@@ -295,16 +297,36 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A failure that escapes every handler is logged and the process keeps serving. That is safe here because
+ * no work lives only in memory: every turn, approval and tool call is a row, written before the step that
+ * depends on it, and boot recovery and the sweep resume whatever a failed handler left half done. Exiting
+ * instead would drop every other thread's request in flight, and under a supervisor that restarts on exit
+ * one malformed request repeated would become a crash loop.
+ */
+export function keepServingAfterEscapedFailures(target: NodeJS.EventEmitter, logger: Logger): void {
+  target.on('uncaughtException', (error: unknown) => {
+    logger.error({ err: error }, 'uncaught exception; still serving');
+  });
+  target.on('unhandledRejection', (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled promise rejection; still serving');
+  });
+}
+
 async function main(): Promise<void> {
   let holdfast: Holdfast;
+  let logger: Logger;
   try {
-    holdfast = await startHoldfast(loadConfig(process.env, process.cwd()));
+    const config = loadConfig(process.env, process.cwd());
+    logger = createLogger(config);
+    holdfast = await startHoldfast(config, { logger });
   } catch (error) {
     const message =
       error instanceof HoldfastError ? error.message : ((error as Error).stack ?? String(error));
     process.stderr.write(`holdfast could not start:\n${message}\n`);
     process.exit(1);
   }
+  keepServingAfterEscapedFailures(process, logger);
   if (holdfast.localUrl) process.stdout.write(`\nholdfast local workspace: ${holdfast.localUrl}\n\n`);
   let stopping = false;
   const stop = async (signal: string) => {
