@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { App, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import OpenAI from 'openai';
 import pino, { type Logger } from 'pino';
@@ -21,6 +21,8 @@ import type { ProcessIdentity } from './runtime/process-identity.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { deferEventAcks } from './slack/defer-event-acks.js';
+import { guardSocketMode } from './slack/receiver/guard-socket-mode.js';
+import { GuardedHttpReceiver } from './slack/receiver/guarded-http-receiver.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import { createSqliteStore, openDatabase } from './store/index.js';
@@ -54,12 +56,7 @@ export interface Holdfast {
 
 /** The composition root: every client, database handle and server is built here and passed down. */
 export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
-  const logger =
-    overrides.logger ??
-    pino({
-      level: config.logLevel,
-      redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
-    });
+  const logger = overrides.logger ?? createLogger(config);
   const now = overrides.now ?? Date.now;
   let policy = withEnvironmentApprovers(
     config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
@@ -133,14 +130,19 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       slackConfig.type === 'socket'
         ? new App({
             token: slackConfig.botToken,
+            socketMode: true,
             logger: slackLogger,
             clientOptions,
             receiver: deferEventAcks(
-              new SocketModeReceiver({
-                appToken: slackConfig.appToken,
-                logger: slackLogger,
-                installerOptions: { clientOptions },
-              }),
+              guardSocketMode(
+                new SocketModeReceiver({
+                  appToken: slackConfig.appToken,
+                  logger: slackLogger,
+                  // A copy: the Socket Mode client writes its own retry settings into the options it gets.
+                  installerOptions: { clientOptions: { ...clientOptions } },
+                }),
+                { logger: logger.child({ component: 'slack-receiver' }) },
+              ),
             ),
           })
         : new App({
@@ -148,10 +150,11 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
             logger: slackLogger,
             clientOptions,
             receiver: deferEventAcks(
-              new HTTPReceiver({
+              new GuardedHttpReceiver({
                 signingSecret: slackConfig.signingSecret,
-                logger: slackLogger,
-                port: eventsPort,
+                now,
+                logger: logger.child({ component: 'slack-receiver' }),
+                boltLogger: slackLogger,
                 customRoutes: [
                   {
                     path: '/health',
@@ -250,6 +253,13 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   }
 }
 
+function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
+  });
+}
+
 function buildModel(config: Config, logger: Logger): ChatModel {
   if (config.model.type === 'demo') return createDemoChatModel();
   const client = new OpenAI({
@@ -329,16 +339,36 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A failure that escapes every handler is logged and the process keeps serving. That is safe here because
+ * no work lives only in memory: every turn, approval and tool call is a row, written before the step that
+ * depends on it, and boot recovery and the sweep resume whatever a failed handler left half done. Exiting
+ * instead would drop every other thread's request in flight, and under a supervisor that restarts on exit
+ * one malformed request repeated would become a crash loop.
+ */
+export function keepServingAfterEscapedFailures(target: NodeJS.EventEmitter, logger: Logger): void {
+  target.on('uncaughtException', (error: unknown) => {
+    logger.error({ err: error }, 'uncaught exception; still serving');
+  });
+  target.on('unhandledRejection', (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled promise rejection; still serving');
+  });
+}
+
 async function main(): Promise<void> {
   let holdfast: Holdfast;
+  let logger: Logger;
   try {
-    holdfast = await startHoldfast(loadConfig(process.env, process.cwd()));
+    const config = loadConfig(process.env, process.cwd());
+    logger = createLogger(config);
+    holdfast = await startHoldfast(config, { logger });
   } catch (error) {
     const message =
       error instanceof HoldfastError ? error.message : ((error as Error).stack ?? String(error));
     process.stderr.write(`holdfast could not start:\n${message}\n`);
     process.exit(1);
   }
+  keepServingAfterEscapedFailures(process, logger);
   if (holdfast.localUrl)
     process.stdout.write(
       `\nholdfast local workspace: ${holdfast.localUrl}\n` +

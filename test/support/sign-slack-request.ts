@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 
 /**
  * Slack's v0 request signature: `v0=` + hex HMAC-SHA256 of `v0:${timestamp}:${body}` with the app's
- * signing secret. Bolt's receiver recomputes it over the raw body and refuses a mismatch or a timestamp
- * more than five minutes from its own clock.
+ * signing secret. holdfast's receiver recomputes it over the raw body and refuses a mismatch or a
+ * timestamp more than five minutes from its clock, either way.
  */
 export function slackSignature(signingSecret: string, timestampSeconds: number, body: string): string {
   const digest = createHmac('sha256', signingSecret).update(`v0:${timestampSeconds}:${body}`).digest('hex');
@@ -11,7 +11,7 @@ export function slackSignature(signingSecret: string, timestampSeconds: number, 
 }
 
 export interface SignedRequestOptions {
-  /** Seconds since the epoch; defaults to now, which is what Bolt checks against. */
+  /** Seconds since the epoch; defaults to the wall clock (the Slack harness stamps with the app's clock). */
   readonly timestampSeconds?: number;
   /** Sent instead of the correct signature (for refusal tests). */
   readonly signature?: string;

@@ -8,7 +8,11 @@ import { loadConfig } from '../../../src/config.js';
 import { type Holdfast, startHoldfast } from '../../../src/main.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { type FakeIdentity, type FakeSlackApi, startFakeSlackApi } from '../../support/fake-slack-api.js';
-import { postSignedToSlackApp, type SignedRequestOptions } from '../../support/sign-slack-request.js';
+import {
+  postSignedToSlackApp,
+  type SignedRequestOptions,
+  type SlackRequestBody,
+} from '../../support/sign-slack-request.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { createTestLogger, type TestLogger } from '../../support/test-logger.js';
 
@@ -101,6 +105,10 @@ export interface SlackHarness {
     status: number;
     text: string;
   }>;
+  /** Any body, signed (unless told otherwise) at the app's clock and posted to the events endpoint. */
+  post(body: SlackRequestBody, options?: SignedRequestOptions): Promise<{ status: number; text: string }>;
+  /** Seconds since the epoch by the app's clock: what Slack stamps on a request sent now. */
+  nowSeconds(): number;
   /** Waits until the runtime has nothing queued or running. */
   settle(): Promise<void>;
   /** Resolves once a log line matches (e.g. that an event was handled as a duplicate). */
@@ -159,12 +167,18 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     if (!holdfast.eventsUrl) throw new Error('holdfast is not listening for HTTP events');
     return holdfast.eventsUrl;
   };
+  // Slack and the app agree on the time: requests are stamped by the clock the app was given, which the
+  // receiver checks them against.
+  const nowSeconds = () => Math.floor((options.now ?? Date.now)() / 1000);
+  const post: SlackHarness['post'] = (body, postOptions = {}) =>
+    postSignedToSlackApp(eventsUrl(), signingSecret, body, {
+      ...postOptions,
+      timestampSeconds: postOptions.timestampSeconds ?? nowSeconds(),
+    });
 
   const sendEvent: SlackHarness['sendEvent'] = (event, sendOptions = {}) => {
     const { eventId, retryNum, ...signed } = sendOptions;
-    return postSignedToSlackApp(
-      eventsUrl(),
-      signingSecret,
+    return post(
       {
         json: {
           token: 'legacy-verification-token',
@@ -173,7 +187,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
           event: { event_ts: event.ts, ...event },
           type: 'event_callback',
           event_id: eventId ?? `Ev${randomBytes(6).toString('hex').toUpperCase()}`,
-          event_time: Math.floor(Date.now() / 1000),
+          event_time: nowSeconds(),
           authorizations: [{ team_id: api.identity.teamId, user_id: api.identity.botUserId, is_bot: true }],
         },
       },
@@ -293,7 +307,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
                 response_url: api.responseUrl(clickOptions.responseName ?? `click-${user}`),
               };
       const enterpriseId = clickOptions.enterpriseId;
-      return postSignedToSlackApp(eventsUrl(), signingSecret, {
+      return post({
         payload: {
           type: 'block_actions',
           enterprise: enterpriseId ? { id: enterpriseId, name: 'Grid' } : null,
@@ -318,7 +332,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
               block_id: card.blockId ?? `holdfast.approval:${card.requestId}`,
               value: card.requestId,
               type: 'button',
-              action_ts: `${Math.floor(Date.now() / 1000)}.000100`,
+              action_ts: `${nowSeconds()}.000100`,
             },
           ],
         },
@@ -326,7 +340,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     },
     command(text, commandOptions = {}) {
       const user = commandOptions.user ?? people.bob;
-      return postSignedToSlackApp(eventsUrl(), signingSecret, {
+      return post({
         form: {
           token: 'legacy-verification-token',
           team_id: api.identity.teamId,
@@ -343,6 +357,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
         },
       });
     },
+    post,
+    nowSeconds,
     settle: () => holdfast.runtime.idle(),
     waitForLog(matches, timeoutMs = 10_000) {
       return eventually(() => log.entries.some(matches), 'a matching log line', timeoutMs);

@@ -1,42 +1,8 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { describe, expect, it } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { channel, eventually, people, startSlackHarness, userTs } from './slack-harness.js';
-
-/** Slack's side of a Socket Mode connection: says hello, pushes envelopes, collects the acks. */
-async function startSocketModeServer() {
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await once(server, 'listening');
-  const received: Array<Record<string, unknown>> = [];
-  const sockets: WebSocket[] = [];
-  server.on('connection', (socket) => {
-    sockets.push(socket);
-    socket.on('message', (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
-    socket.send(
-      JSON.stringify({
-        type: 'hello',
-        num_connections: 1,
-        debug_info: { host: 'applink-test', approximate_connection_time: 18060 },
-        connection_info: { app_id: 'A0HOLDFAST' },
-      }),
-    );
-  });
-  onTestFinished(async () => {
-    for (const socket of sockets) socket.terminate();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `ws://127.0.0.1:${port}/`,
-    received,
-    connected: () => sockets.length > 0,
-    push(envelope: Record<string, unknown>) {
-      for (const socket of sockets) socket.send(JSON.stringify(envelope));
-    },
-  };
-}
+import { recordProcessFailures } from '../../support/process-failures.js';
+import { channel, eventually, people, readRows, startSlackHarness, userTs } from './slack-harness.js';
+import { startSocketModeServer } from './socket-mode-server.js';
 
 describe('Socket Mode', () => {
   it('connects, acknowledges an events_api envelope, and answers the mention', async () => {
@@ -92,5 +58,73 @@ describe('Socket Mode', () => {
     expect(answer.params).toMatchObject({ channel, text: 'The disk is 41% full.' });
     expect(answer.token).toBe(slack.api.botToken);
     expect(model.calls).toHaveLength(1);
+  });
+});
+
+describe('Socket Mode, given malformed envelopes', () => {
+  it('drops each one, keeps its connection, and still answers the next mention', async () => {
+    const { failures } = recordProcessFailures();
+    const socketServer = await startSocketModeServer();
+    const model = new ScriptedChatModel([reply.text('Still here.')]);
+    const slack = await startSlackHarness({
+      model,
+      beforeStart: async (api) => {
+        api.setSocketModeUrl(socketServer.url);
+        return { SLACK_APP_TOKEN: api.appToken };
+      },
+    });
+    const { teamId, botUserId } = slack.api.identity;
+    const malformed: unknown[] = [
+      null,
+      42,
+      'events_api',
+      [],
+      {},
+      { type: 'events_api', envelope_id: 'e1' },
+      { type: 'events_api', envelope_id: 'e2', payload: null },
+      { type: 'events_api', envelope_id: 'e3', payload: { event: null } },
+      { type: 'events_api', envelope_id: 'e4', payload: { event: { type: 7 } } },
+      { type: 'interactive', envelope_id: 'e5', payload: null },
+      { type: 'interactive', envelope_id: 'e6', payload: { type: 'block_actions', user: null, actions: [] } },
+      { type: 'slash_commands', envelope_id: 'e7', payload: 'approvals' },
+      // Envelope types the client would emit as its own connection events.
+      { type: 'error', envelope_id: 'e8', payload: {} },
+      { type: 'disconnected', envelope_id: 'e9' },
+      { type: 'close', envelope_id: 'e10' },
+    ];
+
+    for (const envelope of malformed) socketServer.push(envelope);
+    socketServer.pushRaw('{"type":');
+    const ts = userTs();
+    socketServer.push({
+      envelope_id: 'f5c6c0f2-after-the-garbage',
+      type: 'events_api',
+      accepts_response_payload: false,
+      retry_attempt: 0,
+      retry_reason: '',
+      payload: {
+        team_id: teamId,
+        api_app_id: 'A0HOLDFAST',
+        event: { type: 'app_mention', user: people.alice, text: `<@${botUserId}> still there?`, ts, channel },
+        type: 'event_callback',
+        event_id: 'Ev0AFTERGARBAGE',
+        event_time: Math.floor(Date.now() / 1000),
+        authorizations: [{ team_id: teamId, user_id: botUserId, is_bot: true }],
+      },
+    });
+
+    const answer = await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === ts);
+    await slack.settle();
+
+    expect(failures).toEqual([]);
+    expect(answer.params).toMatchObject({ channel, text: 'Still here.' });
+    expect(slack.log.entries.filter((entry) => entry.msg === 'refused a Socket Mode envelope')).toHaveLength(
+      malformed.length + 1,
+    );
+    expect(socketServer.received.map((ack) => ack.envelope_id)).toEqual(['f5c6c0f2-after-the-garbage']);
+    expect(slack.api.succeeded('apps.connections.open')).toHaveLength(1);
+    expect(readRows(slack.databasePath, 'SELECT trigger_key FROM turns')).toEqual([
+      { trigger_key: `${channel}:${ts}` },
+    ]);
   });
 });
