@@ -54,6 +54,10 @@ export interface Config {
   readonly plugins: readonly string[];
   readonly instructions?: string;
   readonly maxConcurrentTurns: number;
+  /** What one turn may spend (model calls, tool calls) across itself and its nested agents. */
+  readonly turnBudget: { readonly modelCalls: number; readonly toolCalls: number };
+  /** Unfinished turns one thread and one person may have before new messages are refused. */
+  readonly admission: { readonly perThread: number; readonly perUser: number };
   readonly sweepIntervalMs: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** The environment tools may pass on (filtered by each tool's allow-list). */
@@ -155,6 +159,10 @@ const envSchema = z.object({
   HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(8, 1, 256),
+  HOLDFAST_MAX_MODEL_CALLS: integer(40, 1, 1_000),
+  HOLDFAST_MAX_TOOL_CALLS: integer(100, 1, 10_000),
+  HOLDFAST_MAX_TURNS_PER_THREAD: integer(5, 1, 1_000),
+  HOLDFAST_MAX_TURNS_PER_USER: integer(20, 1, 10_000),
   HOLDFAST_SWEEP_INTERVAL: duration('30s'),
   HOLDFAST_LOG_LEVEL: z
     .string()
@@ -208,6 +216,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     plugins: e.HOLDFAST_PLUGINS.map((plugin) => path.resolve(cwd, plugin)),
     instructions: e.HOLDFAST_INSTRUCTIONS,
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
+    turnBudget: { modelCalls: e.HOLDFAST_MAX_MODEL_CALLS, toolCalls: e.HOLDFAST_MAX_TOOL_CALLS },
+    admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },
     sweepIntervalMs: e.HOLDFAST_SWEEP_INTERVAL,
     logLevel: e.HOLDFAST_LOG_LEVEL,
     toolEnv: env,

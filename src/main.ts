@@ -201,6 +201,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       instructions: config.instructions,
       maxConcurrentTurns: config.maxConcurrentTurns,
       approvalExpiryMs: config.approvalTtlMs,
+      budget: config.turnBudget,
+      admission: config.admission,
       identity: overrides.identity,
       leaseMs: overrides.leaseMs,
       delivery: { port: delivery, ...overrides.delivery },

@@ -2,11 +2,13 @@ import type { Logger } from 'pino';
 import type { StoredMessage } from '../store/records.js';
 import type { Fence, Store } from '../store/store.js';
 import { EmptyModelReplyError, MaxStepsExceededError, TurnAbortedError } from './agent-errors.js';
+import { capText } from './cap-text.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from './chat-model.js';
 import type { KeyValueState } from './kv.js';
 import type { NestedAgentRequest, Tool } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
 import { executePendingCalls, type ToolRuntimeDeps } from './tool-runtime.js';
+import type { TurnBudget } from './turn-budget.js';
 
 export interface LoopDeps extends ToolRuntimeDeps {
   readonly store: Store;
@@ -28,8 +30,13 @@ export interface LoopRun {
   readonly tools: readonly Tool[];
   readonly kv: KeyValueState;
   readonly maxSteps: number;
+  /** Shared by the turn and every nested agent it runs. */
+  readonly budget: TurnBudget;
   readonly signal: AbortSignal;
 }
+
+/** A nested agent's answer is kept to this many characters: its parent reads it, and so does the model. */
+export const nestedAnswerLimit = 8_000;
 
 export type LoopResult =
   /** The model produced a final answer; the caller persists it (with the turn's status, atomically). */
@@ -67,6 +74,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
           },
           tools: toolsByName,
           kv: run.kv,
+          budget: run.budget,
           signal: run.signal,
           answered: open.answered,
           runAgent: (request, site) => runNestedAgent(request, site, run, deps),
@@ -85,6 +93,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
       return { type: 'answered-before', content: last.content ?? '' };
     }
     deps.heartbeat();
+    run.budget.chargeModelCall();
     const reply = await run.model.complete({
       messages: [{ role: 'system', content: run.systemPrompt }, ...stored.map((row) => row.message)],
       tools: specs,
@@ -157,5 +166,5 @@ async function runNestedAgent(
       content: result.content,
     });
   }
-  return result.content;
+  return capText(result.content, nestedAnswerLimit, 'the nested agent');
 }

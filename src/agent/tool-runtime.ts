@@ -3,12 +3,14 @@ import { describeError } from '../errors.js';
 import type { Store, ToolCallRef } from '../store/store.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { ApprovalPending } from './approval-pending.js';
+import { capText } from './cap-text.js';
 import type { ToolCall } from './chat-model.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
+import type { TurnBudget } from './turn-budget.js';
 
 export interface ToolRuntimeDeps {
   readonly store: Store;
@@ -23,6 +25,7 @@ export interface ToolBatch {
   readonly site: Omit<ToolCallSite, 'toolCallId'>;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly kv: KeyValueState;
+  readonly budget: TurnBudget;
   readonly signal: AbortSignal;
   /** Runs a nested agent for the delegating call `site`. */
   readonly runAgent: (request: NestedAgentRequest, site: ToolCallSite) => Promise<string>;
@@ -33,6 +36,9 @@ export interface ToolBatch {
 export const interruptedResult =
   'interrupted: outcome unknown. The process stopped while this tool was running, and it is not safe to ' +
   'run it again automatically. Tell the user, and ask them to check the outcome before retrying.';
+
+/** Any one tool result is kept to this many characters, in the transcript and for the model. */
+export const toolResultLimit = 64_000;
 
 /** A result that cannot be saved is retried this many times (a full disk, a lock held too long). */
 const resultRetryDelaysMs = [50, 250, 1_000, 3_000, 5_000];
@@ -86,6 +92,24 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
     return;
   }
   const args = parsed.data;
+  if (!batch.budget.chargeToolCall()) {
+    await deps.store.audit.record({
+      actor: 'holdfast',
+      kind: 'turn.budget_exhausted',
+      conversationId: site.conversationId,
+      data: {
+        turnId: site.turnId,
+        tool: tool.name,
+        toolCallId: call.id,
+        limit: batch.budget.limits.toolCalls,
+      },
+    });
+    await record(
+      `Not run: this request has used its budget of ${batch.budget.limits.toolCalls} tool calls. ` +
+        'Answer with what you have, and tell the user the request was too large to finish.',
+    );
+    return;
+  }
   const argsHash = hashArguments(call.arguments);
   const logger = deps.logger.child({ tool: call.name, toolCallId: call.id });
   const context: ToolContext = {
@@ -148,7 +172,11 @@ async function recordResult(
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 0; ; attempt += 1) {
     try {
-      await deps.store.transcript.recordToolResult(site.fence, ref, content);
+      await deps.store.transcript.recordToolResult(
+        site.fence,
+        ref,
+        capText(content, toolResultLimit, 'the tool'),
+      );
       return;
     } catch (error) {
       const delay = resultRetryDelaysMs[attempt];

@@ -11,6 +11,7 @@ import type { ChatModel } from './chat-model.js';
 import { KeyValueState } from './kv.js';
 import type { PermissionChecker } from './permission-checker.js';
 import type { Tool } from './tool.js';
+import { type BudgetLimits, defaultBudgetLimits, TurnBudget } from './turn-budget.js';
 import { TurnLease } from './turn-lease.js';
 
 export type TurnOutcome =
@@ -39,6 +40,8 @@ export interface TurnRunnerOptions {
    */
   readonly deliveryLeaseMs?: number;
   readonly maxSteps?: number;
+  /** What one turn may spend across itself and its nested agents. */
+  readonly budget?: BudgetLimits;
 }
 
 export const defaultLeaseMs = 15_000;
@@ -128,6 +131,10 @@ export class TurnRunner {
       claim.mode === 'start' ? conversation.kv : ((await store.turns.resumeKv(turn.id)) ?? conversation.kv);
     const kv = KeyValueState.restore(kvSnapshot);
     const tools = this.#options.tools(conversation);
+    const budget = new TurnBudget(
+      this.#options.budget ?? defaultBudgetLimits,
+      await store.transcript.turnUsage(turn.id),
+    );
     log.debug('turn claimed');
     try {
       const result = await runAgentLoop(
@@ -143,6 +150,7 @@ export class TurnRunner {
           tools,
           kv,
           maxSteps: this.#options.maxSteps,
+          budget,
           signal,
         },
         { store, permissions: this.#options.permissions, logger: log, heartbeat: () => lease.assertHeld() },

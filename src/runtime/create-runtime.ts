@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ChatModel } from '../agent/chat-model.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { Tool } from '../agent/tool.js';
+import type { BudgetLimits } from '../agent/turn-budget.js';
 import { TurnRunner } from '../agent/turn-runner.js';
 import {
   type ApproverDirectory,
@@ -15,6 +16,7 @@ import type { Policy } from '../approvals/policy.js';
 import type { DeliveryPort } from '../outbox/delivery-port.js';
 import { OutboxWorker } from '../outbox/outbox-worker.js';
 import type { Conversation } from '../store/records.js';
+import { type AdmissionLimits, defaultAdmissionLimits } from '../store/rules/admit-turn.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
@@ -42,6 +44,10 @@ export interface RuntimeOptions {
   readonly leaseMs?: number;
   readonly maxSteps?: number;
   readonly approvalExpiryMs?: number;
+  /** What one turn may spend across itself and its nested agents. */
+  readonly budget?: BudgetLimits;
+  /** Unfinished turns a thread and a person may have; more are refused politely. */
+  readonly admission?: AdmissionLimits;
   /** Sends the outbox (Slack, the local workspace); without it rows wait in the store. */
   readonly delivery?: {
     readonly port: DeliveryPort;
@@ -125,6 +131,7 @@ export class Runtime {
       leaseMs: options.leaseMs,
       deliveryLeaseMs: this.outbox ? claimMs : undefined,
       maxSteps: options.maxSteps,
+      budget: options.budget,
     });
     this.scheduler = new TurnScheduler({
       store: options.store,
@@ -158,7 +165,19 @@ export class Runtime {
     const result = await this.store.turns.enqueue(
       { ...message, turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}` },
       this.runner.lease,
+      this.#options.admission ?? defaultAdmissionLimits,
     );
+    if (result.type === 'refused') {
+      await this.store.audit.record({
+        actor: message.requestedBy,
+        kind: 'turn.refused',
+        data: { reason: result.reason, unfinished: result.unfinished, triggerKey: message.triggerKey },
+      });
+      this.#options.logger.warn(
+        { user: message.requestedBy, reason: result.reason, unfinished: result.unfinished },
+        'message refused: too much unfinished work',
+      );
+    }
     if (result.type === 'enqueued') {
       void (result.claim
         ? this.scheduler.runClaimed(result.claim)

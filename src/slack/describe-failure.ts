@@ -12,6 +12,8 @@ export function describeFailure(code: string): string {
     case 'model_response_invalid':
     case 'empty_model_reply':
       return 'the model returned something holdfast could not use. Try rephrasing the request.';
+    case 'turn_budget_exceeded':
+      return 'the request needed more model calls than one request may use, so holdfast stopped. Try a narrower request.';
     case 'max_steps_exceeded':
       return 'the task took too many steps without an answer, so holdfast stopped. Try a narrower request.';
     case 'store_busy':

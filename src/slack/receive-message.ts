@@ -15,6 +15,7 @@ export interface ReceiveMessageDeps {
 export type ReceiveResult =
   | { readonly type: 'ignored'; readonly reason: string }
   | { readonly type: 'duplicate' }
+  | { readonly type: 'refused'; readonly reason: 'thread-busy' | 'user-busy' }
   | { readonly type: 'queued'; readonly turnId: string; readonly conversationId: string };
 
 /** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
@@ -63,6 +64,29 @@ export async function receiveMessage(
     inputText: `@${speaker}: ${text}`,
   });
   if (result.type === 'duplicate') return { type: 'duplicate' };
+  if (result.type === 'refused') {
+    // One post arrives as a message/app_mention pair when it mentions holdfast: answer it once.
+    if (event.type === 'app_mention' || !isMention) {
+      await deps.slack
+        .postEphemeral({
+          channel: event.channel,
+          threadTs: event.thread_ts,
+          user: event.user,
+          text: describeBusy(result.reason, result.unfinished),
+        })
+        .catch((error: unknown) => deps.logger.warn({ err: error }, 'could not say that holdfast is busy'));
+    }
+    return { type: 'refused', reason: result.reason };
+  }
   deps.logger.info({ turnId: result.turn.id, conversationId: result.turn.conversationId }, 'turn queued');
   return { type: 'queued', turnId: result.turn.id, conversationId: result.turn.conversationId };
+}
+
+/** Why a message did not start anything, and when it will work again. */
+export function describeBusy(reason: 'thread-busy' | 'user-busy', unfinished: number): string {
+  return reason === 'thread-busy'
+    ? `This thread already has ${unfinished} requests waiting or running, so holdfast did not take this one. ` +
+        'Send it again once they finish, or start a new thread.'
+    : `You already have ${unfinished} requests waiting or running, so holdfast did not take this one. ` +
+        'Send it again once some of them finish (`/approvals` shows what waits for a decision).';
 }

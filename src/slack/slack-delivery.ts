@@ -16,6 +16,7 @@ import { describeFailure } from './describe-failure.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
+import { capAnswer } from './text/cap-answer.js';
 import { answerMessage, markdownToMrkdwn, planAnswerMessages, redactSecrets } from './text/index.js';
 
 export interface SlackDeliveryDeps {
@@ -112,7 +113,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           return approval.cards.map((card) => JSON.stringify(card));
         }
         case 'answer':
-          return planAnswerMessages(markdownToMrkdwn(redactSecrets(message.text))).map((chunks) =>
+          return planAnswerMessages(capAnswer(markdownToMrkdwn(redactSecrets(message.text)))).map((chunks) =>
             JSON.stringify(chunks),
           );
       }

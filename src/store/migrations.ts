@@ -220,6 +220,8 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE turns ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
       CREATE INDEX turns_open ON turns (status, lease_expires_at)
         WHERE status IN ('queued', 'running', 'awaiting_approval');
+      CREATE INDEX turns_open_by_user ON turns (requested_by)
+        WHERE status IN ('queued', 'running', 'awaiting_approval');
 
       -- Everything holdfast shows people goes through here, written in the commit that causes it and
       -- claimed before it is sent (DESIGN §7).

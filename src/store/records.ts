@@ -107,6 +107,8 @@ export type AuditKind =
   | 'tool.finished'
   | 'tool.interrupted'
   | 'turn.failed'
+  | 'turn.refused'
+  | 'turn.budget_exhausted'
   | 'turn.taken_over'
   | 'delivery.failed';
 

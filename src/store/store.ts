@@ -11,6 +11,7 @@ import type {
   StoredMessage,
   Turn,
 } from './records.js';
+import type { AdmissionLimits } from './rules/admit-turn.js';
 
 /**
  * Everything holdfast keeps. Each method that writes is one atomic transaction; callers never compose
@@ -68,7 +69,9 @@ export type EnqueueResult =
       /** Set when a lease was offered and the conversation was idle: the turn is already running. */
       readonly claim?: ClaimedTurn;
     }
-  | { readonly type: 'duplicate'; readonly turn: Turn };
+  | { readonly type: 'duplicate'; readonly turn: Turn }
+  /** Too much unfinished work in the thread or by the person: nothing was written. */
+  | { readonly type: 'refused'; readonly reason: 'thread-busy' | 'user-busy'; readonly unfinished: number };
 
 export interface Lease {
   readonly owner: string;
@@ -102,9 +105,10 @@ export interface Effects {
 export interface TurnStore {
   /**
    * Creates the conversation if needed and queues the turn; a repeated trigger key is a duplicate. With a
-   * lease, a turn that could start now is claimed in the same transaction.
+   * lease, a turn that could start now is claimed in the same transaction. With limits, a thread or a
+   * person with too much unfinished work is refused (see `admitTurn`), atomically with the count.
    */
-  enqueue(turn: NewTurn, lease?: Lease): Promise<EnqueueResult>;
+  enqueue(turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): Promise<EnqueueResult>;
   get(id: string): Promise<Turn | undefined>;
   /**
    * Takes the turn for this process. A queued turn starts (its user message joins the transcript in the
@@ -166,6 +170,8 @@ export interface TranscriptStore {
   recordToolResult(fence: Fence, call: ToolCallRef, content: string): Promise<boolean>;
   /** Answer of the turn: its last assistant message without tool calls. */
   finalAnswer(turnId: string): Promise<string | undefined>;
+  /** What a turn has spent so far, in every transcript it wrote to: model replies and tool results. */
+  turnUsage(turnId: string): Promise<{ modelCalls: number; toolCalls: number }>;
 }
 
 export interface ToolCallRef {

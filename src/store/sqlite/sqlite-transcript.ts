@@ -84,6 +84,10 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
        AND tool_calls_json IS NULL ORDER BY seq DESC LIMIT 1`,
   );
 
+  const usage = db.prepare<[string], { role: string; n: number }>(
+    `SELECT role, count(*) AS n FROM messages WHERE turn_id = ? AND role IN ('assistant', 'tool') GROUP BY role`,
+  );
+
   const append = writeTransaction(db, (fence: Fence, transcriptId: string, message: ChatMessage) => {
     checkFence(fence);
     const info = insert.run({
@@ -139,6 +143,11 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     append: async (fence, transcriptId, message) => append(fence, transcriptId, message),
     startTool: async (fence, call) => startTool(fence, call),
     recordToolResult: async (fence, call, content) => recordToolResult(fence, call, content),
+    async turnUsage(turnId) {
+      const rows = usage.all(turnId);
+      const count = (role: string) => rows.find((row) => row.role === role)?.n ?? 0;
+      return { modelCalls: count('assistant'), toolCalls: count('tool') };
+    },
     async finalAnswer(turnId) {
       return lastAnswer.get(turnId)?.content ?? undefined;
     },

@@ -1,6 +1,7 @@
 import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
 import type { Conversation, Turn, TurnStatus } from '../records.js';
+import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
 import { decideClaim } from '../rules/claim-turn.js';
 import type {
   ClaimOptions,
@@ -172,28 +173,51 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
 
+  const unfinishedInThread = db.prepare<[string], { n: number }>(
+    `SELECT count(*) AS n FROM turns WHERE conversation_id = ? AND status IN ${active}`,
+  );
+  const unfinishedByUser = db.prepare<[string], { n: number }>(
+    `SELECT count(*) AS n FROM turns WHERE requested_by = ? AND status IN ${active}`,
+  );
+
   const claimInside = prepareTurnClaim(context);
 
-  const enqueue = writeTransaction(db, (turn: NewTurn, lease?: Lease): EnqueueResult => {
-    const at = now();
-    const id = conversationId(turn);
-    insertConversation.run({ ...turn, id, now: at });
-    const inserted = insertTurn.run({ ...turn, conversationId: id, now: at });
-    const row = inserted.changes === 0 ? byTrigger.get(turn.triggerKey) : byId.get(turn.turnId);
-    if (!row) throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
-    if (inserted.changes === 0) return { type: 'duplicate', turn: toTurn(row) };
-    const conversation = selectConversation.get(id);
-    if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
-    // Starting right away in the same commit saves a transaction on the hot path; a busy conversation
-    // leaves the turn queued for the scheduler.
-    const started = lease ? claimInside(turn.turnId, lease) : undefined;
-    return {
-      type: 'enqueued',
-      turn: started?.type === 'claimed' ? started.turn : toTurn(row),
-      conversation: toConversation(conversation),
-      claim: started?.type === 'claimed' ? started : undefined,
-    };
-  });
+  const enqueue = writeTransaction(
+    db,
+    (turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): EnqueueResult => {
+      const at = now();
+      const id = conversationId(turn);
+      const duplicate = byTrigger.get(turn.triggerKey);
+      if (duplicate) return { type: 'duplicate', turn: toTurn(duplicate) };
+      if (limits) {
+        const admission = admitTurn(
+          {
+            inThread: unfinishedInThread.get(id)?.n ?? 0,
+            byUser: unfinishedByUser.get(turn.requestedBy)?.n ?? 0,
+          },
+          limits,
+        );
+        if (admission.type === 'refuse')
+          return { type: 'refused', reason: admission.reason, unfinished: admission.unfinished };
+      }
+      insertConversation.run({ ...turn, id, now: at });
+      const inserted = insertTurn.run({ ...turn, conversationId: id, now: at });
+      const row = inserted.changes === 0 ? byTrigger.get(turn.triggerKey) : byId.get(turn.turnId);
+      if (!row) throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
+      if (inserted.changes === 0) return { type: 'duplicate', turn: toTurn(row) };
+      const conversation = selectConversation.get(id);
+      if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
+      // Starting right away in the same commit saves a transaction on the hot path; a busy conversation
+      // leaves the turn queued for the scheduler.
+      const started = lease ? claimInside(turn.turnId, lease) : undefined;
+      return {
+        type: 'enqueued',
+        turn: started?.type === 'claimed' ? started.turn : toTurn(row),
+        conversation: toConversation(conversation),
+        claim: started?.type === 'claimed' ? started : undefined,
+      };
+    },
+  );
 
   const claim = writeTransaction(db, claimInside);
 
@@ -247,7 +271,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
 
   return {
-    enqueue: async (turn, lease) => enqueue(turn, lease),
+    enqueue: async (turn, lease, limits) => enqueue(turn, lease, limits),
     async get(id) {
       const row = byId.get(id);
       return row ? toTurn(row) : undefined;
