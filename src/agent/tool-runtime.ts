@@ -14,6 +14,8 @@ export interface ToolRuntimeDeps {
   readonly permissions: PermissionChecker;
   readonly callContext: ToolCallContext;
   readonly logger: Logger;
+  /** Applied to every tool result before it is stored, and so before the model or anyone sees it. */
+  readonly redact: (text: string) => string;
 }
 
 export interface ToolBatch {
@@ -57,7 +59,8 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
     turnId: batch.turnId,
     toolCallId: call.id,
   };
-  const record = (content: string) => deps.store.transcript.recordToolResult(ref, content);
+  // Invariant 9: a secret a tool printed never reaches the transcript, the model or the thread.
+  const record = (content: string) => deps.store.transcript.recordToolResult(ref, deps.redact(content));
 
   const tool = batch.tools.get(call.name);
   if (!tool) {

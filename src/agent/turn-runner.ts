@@ -30,6 +30,8 @@ export interface TurnRunnerOptions {
   readonly tools: (conversation: Conversation) => readonly Tool[];
   readonly systemPrompt: (conversation: Conversation, tools: readonly Tool[]) => string;
   readonly logger: Logger;
+  /** Applied to tool results before they are stored (see `ToolRuntimeDeps.redact`). */
+  readonly redact: (text: string) => string;
   /** Identifies this process in leases. */
   readonly owner: string;
   readonly leaseMs?: number;
@@ -111,6 +113,7 @@ export class TurnRunner {
           permissions: this.#options.permissions,
           callContext: this.#options.callContext,
           logger: log,
+          redact: this.#options.redact,
           // Renewing costs a commit, so it happens only once half the lease is used up.
           heartbeat: async () => {
             if (this.#now() - leaseRenewedAt < leaseMs / 2) return;

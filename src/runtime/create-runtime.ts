@@ -13,6 +13,7 @@ import {
 } from '../approvals/decide-approval.js';
 import { createPermissionManager } from '../approvals/permission-manager.js';
 import type { Policy } from '../approvals/policy.js';
+import { redactKnownPatterns } from '../secrets/index.js';
 import type { Conversation } from '../store/records.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
@@ -40,6 +41,11 @@ export interface RuntimeOptions {
   readonly leaseMs?: number;
   readonly maxSteps?: number;
   readonly approvalExpiryMs?: number;
+  /**
+   * Removes secrets from tool results before they are stored and from user messages before the model
+   * sees them; built from the configured secrets in main. Defaults to the credential patterns alone.
+   */
+  readonly redact?: (text: string) => string;
 }
 
 export type IncomingMessage = Omit<NewTurn, 'turnId'>;
@@ -56,9 +62,11 @@ export class Runtime {
   /** Forwards to whatever `observe` set last, so components built before the adapter still reach it. */
   readonly #delegate: TurnObserver;
   #stopSweep: (() => void) | undefined;
+  readonly #redact: (text: string) => string;
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
+    this.#redact = options.redact ?? redactKnownPatterns;
     this.store = options.store;
     const toolsFor =
       typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[];
@@ -94,6 +102,7 @@ export class Runtime {
       tools: (conversation) => this.agents.get(conversation).tools,
       systemPrompt: (conversation) => this.agents.get(conversation).systemPrompt,
       logger: options.logger,
+      redact: this.#redact,
       owner: options.owner ?? `holdfast-${process.pid}-${randomUUID().slice(0, 8)}`,
       leaseMs: options.leaseMs,
       maxSteps: options.maxSteps,
@@ -127,7 +136,12 @@ export class Runtime {
   /** A user message that starts (or queues) a turn in its thread; a repeated trigger is a no-op. */
   async submit(message: IncomingMessage): Promise<EnqueueResult> {
     const result = await this.store.turns.enqueue(
-      { ...message, turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}` },
+      {
+        ...message,
+        // A secret pasted into Slack is already in the thread; it need not reach the model as well.
+        inputText: this.#redact(message.inputText),
+        turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}`,
+      },
       this.runner.lease,
     );
     if (result.type === 'enqueued') {
