@@ -17,6 +17,7 @@ import { createOpenAIChatModel } from './llm/index.js';
 import { createDemoChatModel } from './local/demo-chat-model.js';
 import { type LocalWorkspace, startLocalWorkspace } from './local/start-local-workspace.js';
 import { Runtime } from './runtime/create-runtime.js';
+import { createRedactor, redactingLogger } from './secrets/index.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
@@ -46,12 +47,32 @@ export interface Holdfast {
 
 /** The composition root: every client, database handle and server is built here and passed down. */
 export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
-  const logger =
+  // Local mode's Slack credentials are made here, before anything can log or post, so they are redacted
+  // like configured ones.
+  const local =
+    config.slack.type === 'local'
+      ? { signingSecret: randomHex(32), botToken: `xoxb-local-${randomHex(12)}` }
+      : undefined;
+  const { redact } = createRedactor({
+    secrets: [
+      ...config.secrets,
+      ...(local
+        ? [
+            { name: 'slack signing secret', value: local.signingSecret },
+            { name: 'slack bot token', value: local.botToken },
+          ]
+        : []),
+    ],
+  });
+  // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
+  const logger = redactingLogger(
     overrides.logger ??
-    pino({
-      level: config.logLevel,
-      redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
-    });
+      pino({
+        level: config.logLevel,
+        redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
+      }),
+    redact,
+  );
   const now = overrides.now ?? Date.now;
   let policy = withEnvironmentApprovers(
     config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
@@ -84,8 +105,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     let eventsPort: number;
     if (slackConfig.type === 'local') {
       eventsPort = await freePort();
-      const signingSecret = randomHex(32);
-      const botToken = `xoxb-local-${randomHex(12)}`;
+      // Set above whenever the configuration is local.
+      const { signingSecret, botToken } = local!;
       workspace = await startLocalWorkspace({
         port: overrides.localWorkspace?.port ?? slackConfig.port,
         databasePath:
@@ -145,7 +166,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
             ],
           });
 
-    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }) });
+    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }), redact });
     const runtime = new Runtime({
       store,
       model,
@@ -158,6 +179,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       instructions: config.instructions,
       maxConcurrentTurns: config.maxConcurrentTurns,
       approvalExpiryMs: config.approvalTtlMs,
+      redact,
     });
     attachSlack({
       app,
@@ -167,6 +189,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       botUserId: identity.user_id,
       teamId: identity.team_id,
       logger,
+      redact,
     });
 
     let eventsUrl: string | undefined;
@@ -282,12 +305,16 @@ function freePort(): Promise<number> {
 
 async function main(): Promise<void> {
   let holdfast: Holdfast;
+  let config: Config | undefined;
   try {
-    holdfast = await startHoldfast(loadConfig(process.env, process.cwd()));
+    config = loadConfig(process.env, process.cwd());
+    holdfast = await startHoldfast(config);
   } catch (error) {
     const message =
       error instanceof HoldfastError ? error.message : ((error as Error).stack ?? String(error));
-    process.stderr.write(`holdfast could not start:\n${message}\n`);
+    // A failing client can put a credential in its message; stderr is a log like any other.
+    const { redact } = createRedactor({ secrets: config?.secrets ?? [] });
+    process.stderr.write(`holdfast could not start:\n${redact(message)}\n`);
     process.exit(1);
   }
   if (holdfast.localUrl) process.stdout.write(`\nholdfast local workspace: ${holdfast.localUrl}\n\n`);

@@ -19,6 +19,8 @@ export interface AttachSlackOptions {
   readonly botUserId: string;
   readonly teamId?: string;
   readonly logger: Logger;
+  /** The redactor built from the configured secrets; answers go through it before formatting. */
+  readonly redact: (text: string) => string;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -30,13 +32,22 @@ export function attachSlack(options: AttachSlackOptions): void {
     runtime,
     slack,
     logger,
+    redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),
   });
-  registerApprovalsCommand(app, inbox);
+  registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);
   registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a Slack listener');
   });
-  runtime.observe(createSlackTurnObserver({ slack, store: runtime.store, policy: runtime.policy, logger }));
+  runtime.observe(
+    createSlackTurnObserver({
+      slack,
+      store: runtime.store,
+      policy: runtime.policy,
+      logger,
+      redact: options.redact,
+    }),
+  );
 }

@@ -9,7 +9,7 @@ import { describeFailure } from './describe-failure.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
-import { buildAnswerMessages, markdownToMrkdwn, redactSecrets } from './text/index.js';
+import { buildAnswerMessages, markdownToMrkdwn } from './text/index.js';
 
 /** Reactions on the message that started the turn: the thread's status at a glance. */
 export const statusReactions = {
@@ -24,11 +24,13 @@ export interface SlackTurnObserverDeps {
   readonly store: Store;
   readonly policy: Policy;
   readonly logger: Logger;
+  /** Removes configured secrets and credentials from the answer before it is turned into mrkdwn. */
+  readonly redact: (text: string) => string;
 }
 
 /** Tells the thread what the runtime did: reactions, approval cards, answers, failures. */
 export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserver {
-  const { slack, store, policy, logger } = deps;
+  const { slack, store, policy, logger, redact } = deps;
 
   const conversationOf = async (conversationId: string): Promise<Conversation> => {
     const conversation = await store.conversations.get(conversationId);
@@ -79,7 +81,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     const conversation = await conversationOf(turn.conversationId);
     let delivered = true;
     try {
-      for (const message of buildAnswerMessages(markdownToMrkdwn(redactSecrets(answer)))) {
+      for (const message of buildAnswerMessages(markdownToMrkdwn(redact(answer)))) {
         await slack.postMessage({
           channel: conversation.channelId,
           threadTs: conversation.threadTs,

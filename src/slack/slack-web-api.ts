@@ -9,6 +9,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { SlackApiError } from './slack-errors.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
 
@@ -17,6 +18,11 @@ export interface SlackWebApiOptions {
   readonly logger: Logger;
   /** How long user names and group memberships are trusted. */
   readonly cacheTtlMs?: number;
+  /**
+   * Applied to every string holdfast sends to be shown (message text, blocks, views): the last gate
+   * before Slack, so no builder can forget it. Defaults to the credential patterns alone.
+   */
+  readonly redact?: (text: string) => string;
 }
 
 const tsResponse = z.object({ ts: z.string() });
@@ -35,6 +41,7 @@ const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
 
 export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const { client, logger } = options;
+  const redact = options.redact ?? redactKnownPatterns;
   const ttl = options.cacheTtlMs ?? 10 * 60_000;
   const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
@@ -48,7 +55,8 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     }
   };
 
-  const blocks = (value: readonly KnownBlock[] | undefined) => (value ? [...value] : undefined);
+  const blocks = (value: readonly KnownBlock[] | undefined) =>
+    value ? value.map((block) => redactStrings(block, redact)) : undefined;
 
   return {
     async postMessage(message: OutgoingMessage) {
@@ -56,7 +64,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
         client.chat.postMessage({
           channel: message.channel,
           thread_ts: message.threadTs,
-          text: message.text,
+          text: redact(message.text),
           blocks: blocks(message.blocks),
           unfurl_links: false,
           unfurl_media: false,
@@ -69,7 +77,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
         client.chat.update({
           channel: message.channel,
           ts: message.ts,
-          text: message.text,
+          text: redact(message.text),
           blocks: blocks(message.blocks),
         }),
       );
@@ -80,7 +88,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           channel: message.channel,
           user: message.user,
           thread_ts: message.threadTs,
-          text: message.text,
+          text: redact(message.text),
           blocks: blocks(message.blocks),
         }),
       );
@@ -125,7 +133,9 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       return users;
     },
     async publishHome(userId, view: HomeView) {
-      await call('views.publish', () => client.views.publish({ user_id: userId, view }));
+      await call('views.publish', () =>
+        client.views.publish({ user_id: userId, view: redactStrings(view, redact) }),
+      );
     },
     async setAssistantStatus(target) {
       if (assistantStatusUnsupported) return;

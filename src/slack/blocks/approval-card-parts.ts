@@ -1,4 +1,5 @@
 import type { ContextBlock, HeaderBlock, MrkdwnElement, SectionBlock } from '@slack/types';
+import { redactKnownPatterns } from '../../secrets/index.js';
 import {
   escapeMrkdwn,
   inlineCodeSafe,
@@ -6,7 +7,6 @@ import {
   mentionUser,
   neutraliseCodeFences,
 } from '../text/escape-mrkdwn.js';
-import { redactSecrets } from '../text/redact-secrets.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, escapeWithin, oneLine, truncateText } from '../text/truncate-text.js';
 import type { ApprovalView } from './approval-view.js';
@@ -40,7 +40,7 @@ export function toolCode(toolName: string): string {
 
 /** The summary line, escaped and shortened; a blank summary falls back to naming the tool. */
 export function summaryText(view: ApprovalView, max = SUMMARY_MAX): string {
-  const summary = oneLine(redactSecrets(view.summary));
+  const summary = oneLine(redactKnownPatterns(view.summary));
   return summary === '' ? `Run ${toolCode(view.toolName)}` : escapeAndTruncate(summary, max);
 }
 
@@ -59,7 +59,7 @@ export function argumentPreview(argumentsJson: string): string {
     // Not JSON: show the text as it is.
     if (!(error instanceof SyntaxError)) throw error;
   }
-  return escapeMrkdwn(truncateText(oneLine(inlineCodeSafe(redactSecrets(preview))), PREVIEW_MAX));
+  return escapeMrkdwn(truncateText(oneLine(inlineCodeSafe(redactKnownPatterns(preview))), PREVIEW_MAX));
 }
 
 /** "run_shell `df -h`": the tool and what it will do, for fallback text. */
@@ -87,7 +87,7 @@ export function summarySection(
   view: ApprovalView,
   options: CardOptions & { pending: boolean },
 ): SectionBlock {
-  const reason = view.reason === undefined ? '' : oneLine(redactSecrets(view.reason));
+  const reason = view.reason === undefined ? '' : oneLine(redactKnownPatterns(view.reason));
   const text =
     reason === ''
       ? summaryText(view)
@@ -113,7 +113,7 @@ export function summarySection(
  * with a visible note saying how much is missing, so an approver never mistakes a prefix for the whole.
  */
 export function argumentsSection(view: ApprovalView): SectionBlock {
-  const raw = neutraliseCodeFences(redactSecrets(view.argumentsJson).replace(/\s+$/, ''));
+  const raw = neutraliseCodeFences(redactKnownPatterns(view.argumentsJson).replace(/\s+$/, ''));
   if (raw.trim() === '') return { type: 'section', text: mrkdwn('*Arguments*\n_none_') };
   const head = '*Arguments*\n```\n';
   const tail = '\n```';

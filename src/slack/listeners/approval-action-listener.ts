@@ -9,6 +9,7 @@ const approvalAction = /^holdfast\.approval\.(allow|deny|always)$/;
 export interface ApprovalActionDeps extends Omit<ClickDeps, 'respond'> {
   /** Rebuilds the clicker's App Home, so a click there shows the new state at once. */
   readonly refreshHome: (userId: string) => Promise<void>;
+  readonly redact: (text: string) => string;
 }
 
 /** Acknowledge first (Slack allows 3 s), then decide. */
@@ -37,7 +38,7 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
         ...deps,
         respond: payload.response_url
           ? async (text) => {
-              await respond({ response_type: 'ephemeral', replace_original: false, text });
+              await respond({ response_type: 'ephemeral', replace_original: false, text: deps.redact(text) });
             }
           : undefined,
       },

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { redactStrings } from '../../secrets/index.js';
 import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
 import { buildApprovalInbox } from '../blocks/index.js';
 import { slashCommandSchema } from '../payloads.js';
@@ -6,7 +7,7 @@ import { slashCommandSchema } from '../payloads.js';
 /** `/approvals` (this channel) and `/approvals all` (everything you may decide), as an ephemeral reply. */
 export function registerApprovalsCommand(
   app: App,
-  deps: InboxDeps & { logger: import('pino').Logger },
+  deps: InboxDeps & { logger: import('pino').Logger; redact: (text: string) => string },
 ): void {
   app.command('/approvals', async ({ ack, command, respond }) => {
     await ack();
@@ -25,6 +26,9 @@ export function registerApprovalsCommand(
       viewer: parsed.data.user_id,
       truncatedCount: hidden,
     });
-    await respond({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks });
+    // A response_url reply does not pass through the Web API client, so it is redacted here.
+    await respond(
+      redactStrings({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks }, deps.redact),
+    );
   });
 }

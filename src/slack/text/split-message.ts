@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
+import { redactKnownPatterns } from '../../secrets/index.js';
 import { BLOCK_KIT_LIMITS } from '../blocks/block-kit-limits.js';
 import type { SlackMessage } from '../blocks/slack-message.js';
-import { redactSecrets } from './redact-secrets.js';
 import { markupSafeCut, truncateText } from './truncate-text.js';
 
 export interface SplitOptions {
@@ -113,7 +113,7 @@ function answerMessage(chunks: readonly string[]): SlackMessage {
  * never rejected with `invalid_blocks` or `msg_too_long`.
  */
 export function buildAnswerMessages(mrkdwn: string): SlackMessage[] {
-  const chunks = splitForSlack(redactSecrets(mrkdwn), { maxChars: BLOCK_KIT_LIMITS.sectionText });
+  const chunks = splitForSlack(redactKnownPatterns(mrkdwn), { maxChars: BLOCK_KIT_LIMITS.sectionText });
   if (chunks.length === 0) return [answerMessage([EMPTY_ANSWER])];
   const messages: SlackMessage[] = [];
   let current: string[] = [];
