@@ -221,6 +221,22 @@ describe('createRedactor', () => {
     expect(redactor.redact('abc is the alphabet')).toBe('abc is the alphabet');
   });
 
+  it('never makes text longer when asked to be compact, for payloads already cut to a size limit', () => {
+    const { redact } = createRedactor({
+      secrets: [
+        { name: 'database password', value: 'hunter2-x' },
+        { name: 'slack signing secret', value: signingSecret },
+      ],
+    });
+    const text = `pw hunter2-x and ${signingSecret}; Authorization: Basic dXNlcjpwYXNz`;
+    const compact = redact(text, { compact: true });
+    expect(compact).toBe('pw [secret] and [redacted slack signing secret]; Authorization: Basic [redacted]');
+    expect(compact.length).toBeLessThanOrEqual(text.length);
+    expect(redact(text)).toBe(
+      'pw [redacted database password] and [redacted slack signing secret]; Authorization: Basic [redacted credential]',
+    );
+  });
+
   it('names the kind and never the value', () => {
     expect(redactor.redact(`x ${signingSecret} y`)).toBe('x [redacted slack signing secret] y');
   });

@@ -14,10 +14,21 @@ export interface RedactorOptions {
   readonly minimumLength?: number;
 }
 
+export interface RedactOptions {
+  /**
+   * Never make the text longer: a replacement that would be longer than what it replaces is shortened
+   * (`[redacted]`, `[secret]`, then asterisks). For payloads already cut to a size limit (Block Kit).
+   */
+  readonly compact?: boolean;
+}
+
+/** The redacting function itself, as the parts that use it receive it. */
+export type Redact = (text: string, options?: RedactOptions) => string;
+
 export interface Redactor {
   /** The text with every configured secret, in any common encoding, and every known credential shape
    * replaced by `[redacted <kind>]`. Idempotent; text with nothing to redact comes back unchanged. */
-  redact(text: string): string;
+  readonly redact: Redact;
 }
 
 export const DEFAULT_MINIMUM_SECRET_LENGTH = 8;
@@ -45,15 +56,15 @@ interface ExactValues {
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const exact = exactValues(options.secrets ?? [], options.minimumLength ?? DEFAULT_MINIMUM_SECRET_LENGTH);
-  return { redact: (text) => redactWith(text, exact) };
+  return { redact: (text, redactOptions) => redactWith(text, exact, redactOptions?.compact ?? false) };
 }
 
 /** Only the credential shapes, for text built where the configured values are not at hand. */
-export function redactKnownPatterns(text: string): string {
-  return redactWith(text, undefined);
+export function redactKnownPatterns(text: string, options?: RedactOptions): string {
+  return redactWith(text, undefined, options?.compact ?? false);
 }
 
-function redactWith(original: string, exact: ExactValues | undefined): string {
+function redactWith(original: string, exact: ExactValues | undefined, compact: boolean): string {
   if (original === '') return original;
   const visible = stripInvisible(original);
   const spans = findSpans(visible.text, exact);
@@ -64,7 +75,7 @@ function redactWith(original: string, exact: ExactValues | undefined): string {
   for (const span of mergeSpans(spans)) {
     const start = origin ? origin[span.start]! : span.start;
     const end = origin ? origin[span.end - 1]! + 1 : span.end;
-    out += `${original.slice(from, start)}[redacted ${span.kind}]`;
+    out += original.slice(from, start) + replacement(span.kind, end - start, compact);
     from = end;
   }
   return out + original.slice(from);
@@ -91,6 +102,12 @@ function* matches(rule: SecretPattern, text: string): Generator<{ start: number;
     if (group) yield { start: group[0], end: group[1] };
     else yield { start: match.index, end: match.index + match[0].length };
   }
+}
+
+function replacement(kind: string, length: number, compact: boolean): string {
+  const full = `[redacted ${kind}]`;
+  if (!compact || full.length <= length) return full;
+  return ['[redacted]', '[secret]'].find((label) => label.length <= length) ?? '*'.repeat(length);
 }
 
 /** Overlapping spans become one, named after the highest-ranked of them. */

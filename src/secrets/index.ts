@@ -2,6 +2,8 @@ export {
   type ConfiguredSecret,
   createRedactor,
   DEFAULT_MINIMUM_SECRET_LENGTH,
+  type Redact,
+  type RedactOptions,
   type Redactor,
   type RedactorOptions,
   redactKnownPatterns,

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
+import type { Redact } from '../secrets/index.js';
 import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
@@ -20,7 +21,7 @@ export interface AttachSlackOptions {
   readonly teamId?: string;
   readonly logger: Logger;
   /** The redactor built from the configured secrets; answers go through it before formatting. */
-  readonly redact: (text: string) => string;
+  readonly redact: Redact;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */

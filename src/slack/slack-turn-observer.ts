@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TurnOutcome } from '../agent/turn-runner.js';
 import type { Policy } from '../approvals/policy.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
+import type { Redact } from '../secrets/index.js';
 import type { Approval, Conversation, Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { buildApprovalCard, buildDecidedCard, buildThreadNotice } from './blocks/index.js';
@@ -25,7 +26,7 @@ export interface SlackTurnObserverDeps {
   readonly policy: Policy;
   readonly logger: Logger;
   /** Removes configured secrets and credentials from the answer before it is turned into mrkdwn. */
-  readonly redact: (text: string) => string;
+  readonly redact: Redact;
 }
 
 /** Tells the thread what the runtime did: reactions, approval cards, answers, failures. */

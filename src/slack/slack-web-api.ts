@@ -9,7 +9,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { redactKnownPatterns, redactStrings } from '../secrets/index.js';
+import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { SlackApiError } from './slack-errors.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
 
@@ -22,7 +22,7 @@ export interface SlackWebApiOptions {
    * Applied to every string holdfast sends to be shown (message text, blocks, views): the last gate
    * before Slack, so no builder can forget it. Defaults to the credential patterns alone.
    */
-  readonly redact?: (text: string) => string;
+  readonly redact?: Redact;
 }
 
 const tsResponse = z.object({ ts: z.string() });
@@ -41,7 +41,10 @@ const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
 
 export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const { client, logger } = options;
-  const redact = options.redact ?? redactKnownPatterns;
+  // Compact: what arrives here is already cut to Block Kit's limits, and a replacement longer than the
+  // secret it replaces could push a section past them and get the whole message refused.
+  const redactWith = options.redact ?? redactKnownPatterns;
+  const redact = (text: string) => redactWith(text, { compact: true });
   const ttl = options.cacheTtlMs ?? 10 * 60_000;
   const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { DecisionOrigin } from '../../approvals/decide-approval.js';
+import type { Redact } from '../../secrets/index.js';
 import { approvalActionKind } from '../blocks/index.js';
 import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { blockActionsSchema } from '../payloads.js';
@@ -9,7 +10,7 @@ const approvalAction = /^holdfast\.approval\.(allow|deny|always)$/;
 export interface ApprovalActionDeps extends Omit<ClickDeps, 'respond'> {
   /** Rebuilds the clicker's App Home, so a click there shows the new state at once. */
   readonly refreshHome: (userId: string) => Promise<void>;
-  readonly redact: (text: string) => string;
+  readonly redact: Redact;
 }
 
 /** Acknowledge first (Slack allows 3 s), then decide. */

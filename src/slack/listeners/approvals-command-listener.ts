@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { redactStrings } from '../../secrets/index.js';
+import { type Redact, redactStrings } from '../../secrets/index.js';
 import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
 import { buildApprovalInbox } from '../blocks/index.js';
 import { slashCommandSchema } from '../payloads.js';
@@ -7,7 +7,7 @@ import { slashCommandSchema } from '../payloads.js';
 /** `/approvals` (this channel) and `/approvals all` (everything you may decide), as an ephemeral reply. */
 export function registerApprovalsCommand(
   app: App,
-  deps: InboxDeps & { logger: import('pino').Logger; redact: (text: string) => string },
+  deps: InboxDeps & { logger: import('pino').Logger; redact: Redact },
 ): void {
   app.command('/approvals', async ({ ack, command, respond }) => {
     await ack();
@@ -26,9 +26,12 @@ export function registerApprovalsCommand(
       viewer: parsed.data.user_id,
       truncatedCount: hidden,
     });
-    // A response_url reply does not pass through the Web API client, so it is redacted here.
+    // A response_url reply does not pass through the Web API client, so it is redacted here, and
+    // compactly: the inbox is already cut to Block Kit's limits.
     await respond(
-      redactStrings({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks }, deps.redact),
+      redactStrings({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks }, (text) =>
+        deps.redact(text, { compact: true }),
+      ),
     );
   });
 }
