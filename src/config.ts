@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseDuration } from './approvals/policy.js';
+import { configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
 import { ConfigError } from './errors.js';
+import type { ConfiguredSecret } from './secrets/index.js';
 import type { SynchronousMode } from './store/open-database.js';
 
 /**
@@ -60,8 +62,18 @@ export interface Config {
   readonly admission: { readonly perThread: number; readonly perUser: number };
   readonly sweepIntervalMs: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** The environment tools may pass on (filtered by each tool's allow-list). */
+  /**
+   * The environment tools may pass on (filtered again by each tool's allow-list): without any secret
+   * variable, any `*_FILE` path, or any value that holds a configured secret.
+   */
   readonly toolEnv: Readonly<Record<string, string | undefined>>;
+  /** Every secret value holdfast knows of, for the redactor: configured ones and secret-named variables. */
+  readonly secrets: readonly ConfiguredSecret[];
+}
+
+export interface ConfigSources {
+  /** Reads a `*_FILE` variable's file; injected in tests. */
+  readonly readFile?: (file: string) => string;
 }
 
 const optionalText = z
@@ -178,13 +190,19 @@ const hints: Record<string, string> = {
   HOLDFAST_DEPLOY_SERVICES: 'Use JSON such as {"api": {"command": "./deploy.sh api"}}.',
 };
 
-export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Config {
+export function loadConfig(
+  rawEnv: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  sources: ConfigSources = {},
+): Config {
+  const { env, fromFile } = resolveFileVariables(rawEnv, cwd, sources.readFile ?? readUtf8);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? 'environment');
       const hint = hints[name];
-      return `${name}: expected ${issue.message}${hint ? `. ${hint}` : ''}`;
+      const where = fromFile.has(name) ? `${name} (read from ${name}_FILE)` : name;
+      return `${where}: expected ${issue.message}${hint ? `. ${hint}` : ''}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${issues.join('\n  ')}`, issues);
   }
@@ -220,7 +238,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },
     sweepIntervalMs: e.HOLDFAST_SWEEP_INTERVAL,
     logLevel: e.HOLDFAST_LOG_LEVEL,
-    toolEnv: env,
+    ...configuredSecrets(env),
   };
 }
 

@@ -18,6 +18,7 @@ import { createDemoChatModel } from './local/demo-chat-model.js';
 import { type LocalWorkspace, startLocalWorkspace } from './local/start-local-workspace.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
+import { createRedactor, redactingLogger } from './secrets/index.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { deferEventAcks } from './slack/defer-event-acks.js';
@@ -47,6 +48,8 @@ export interface HoldfastOverrides {
 
 export interface Holdfast {
   readonly runtime: Runtime;
+  /** The process's logger, secrets redacted. */
+  readonly logger: Logger;
   /** Where Slack (or the local workspace) sends HTTP requests; undefined in Socket Mode. */
   readonly eventsUrl?: string;
   /** Local mode: the browser page, with the token that signs a browser in. */
@@ -56,7 +59,25 @@ export interface Holdfast {
 
 /** The composition root: every client, database handle and server is built here and passed down. */
 export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
-  const logger = overrides.logger ?? createLogger(config);
+  // Local mode's Slack credentials are made here, before anything can log or post, so they are redacted
+  // like configured ones.
+  const local =
+    config.slack.type === 'local'
+      ? { signingSecret: randomHex(32), botToken: `xoxb-local-${randomHex(12)}` }
+      : undefined;
+  const { redact } = createRedactor({
+    secrets: [
+      ...config.secrets,
+      ...(local
+        ? [
+            { name: 'slack signing secret', value: local.signingSecret },
+            { name: 'slack bot token', value: local.botToken },
+          ]
+        : []),
+    ],
+  });
+  // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
+  const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
   let policy = withEnvironmentApprovers(
     config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
@@ -91,8 +112,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     let eventsPort: number;
     if (slackConfig.type === 'local') {
       eventsPort = await freePort();
-      const signingSecret = randomHex(32);
-      const botToken = `xoxb-local-${randomHex(12)}`;
+      // Set above whenever the configuration is local.
+      const { signingSecret, botToken } = local!;
       workspace = await startLocalWorkspace({
         port: overrides.localWorkspace?.port ?? slackConfig.port,
         databasePath:
@@ -169,7 +190,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
             ),
           });
 
-    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }) });
+    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }), redact });
     // The outbox retries on its own schedule: its client neither retries nor sleeps on a 429, and gives
     // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
     const deliveryClient = new WebClient(slackConfig.botToken, {
@@ -183,10 +204,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       slack: createSlackWebApi({
         client: deliveryClient,
         logger: logger.child({ component: 'slack-delivery' }),
+        redact,
       }),
       store,
       policy,
       logger: logger.child({ component: 'slack-delivery' }),
+      redact,
       now,
     });
     const runtime = new Runtime({
@@ -206,6 +229,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       identity: overrides.identity,
       leaseMs: overrides.leaseMs,
       delivery: { port: delivery, ...overrides.delivery },
+      redact,
     });
     attachSlack({
       app,
@@ -216,6 +240,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       teamId: identity.team_id,
       enterpriseId: identity.enterprise_id || undefined,
       logger,
+      redact,
     });
 
     let eventsUrl: string | undefined;
@@ -238,6 +263,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     );
     return {
       runtime,
+      logger,
       eventsUrl,
       localUrl: workspace?.url,
       async stop() {
@@ -359,18 +385,19 @@ export function keepServingAfterEscapedFailures(target: NodeJS.EventEmitter, log
 
 async function main(): Promise<void> {
   let holdfast: Holdfast;
-  let logger: Logger;
+  let config: Config | undefined;
   try {
-    const config = loadConfig(process.env, process.cwd());
-    logger = createLogger(config);
-    holdfast = await startHoldfast(config, { logger });
+    config = loadConfig(process.env, process.cwd());
+    holdfast = await startHoldfast(config);
   } catch (error) {
     const message =
       error instanceof HoldfastError ? error.message : ((error as Error).stack ?? String(error));
-    process.stderr.write(`holdfast could not start:\n${message}\n`);
+    // A failing client can put a credential in its message; stderr is a log like any other.
+    const { redact } = createRedactor({ secrets: config?.secrets ?? [] });
+    process.stderr.write(`holdfast could not start:\n${redact(message)}\n`);
     process.exit(1);
   }
-  keepServingAfterEscapedFailures(process, logger);
+  keepServingAfterEscapedFailures(process, holdfast.logger);
   if (holdfast.localUrl)
     process.stdout.write(
       `\nholdfast local workspace: ${holdfast.localUrl}\n` +

@@ -18,6 +18,8 @@ export interface ToolRuntimeDeps {
   readonly logger: Logger;
   /** Waits between retries of a result that could not be saved; injectable so tests need no real time. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Applied to every tool result before it is stored, and so before the model or anyone sees it. */
+  readonly redact: (text: string) => string;
 }
 
 export interface ToolBatch {
@@ -67,7 +69,8 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
     turnId: site.turnId,
     toolCallId: call.id,
   };
-  const record = (content: string) => recordResult(deps, site, ref, content);
+  // Invariant 9: a secret a tool printed never reaches the transcript, the model or the thread.
+  const record = (content: string) => recordResult(deps, site, ref, deps.redact(content));
 
   const tool = batch.tools.get(call.name);
   if (!tool) {

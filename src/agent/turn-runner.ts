@@ -30,6 +30,8 @@ export interface TurnRunnerOptions {
   readonly tools: (conversation: Conversation) => readonly Tool[];
   readonly systemPrompt: (conversation: Conversation, tools: readonly Tool[]) => string;
   readonly logger: Logger;
+  /** Applied to tool results before they are stored (see `ToolRuntimeDeps.redact`). */
+  readonly redact: (text: string) => string;
   /** Identifies this process in leases. */
   readonly owner: string;
   /** Short, and renewed on a timer while the turn runs: a dead process's turn is taken within seconds. */
@@ -153,7 +155,13 @@ export class TurnRunner {
           budget,
           signal,
         },
-        { store, permissions: this.#options.permissions, logger: log, heartbeat: () => lease.assertHeld() },
+        {
+          store,
+          permissions: this.#options.permissions,
+          logger: log,
+          redact: this.#options.redact,
+          heartbeat: () => lease.assertHeld(),
+        },
       );
       await store.turns.complete(
         fence,

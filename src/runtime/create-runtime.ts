@@ -15,6 +15,7 @@ import { createPermissionManager } from '../approvals/permission-manager.js';
 import type { Policy } from '../approvals/policy.js';
 import type { DeliveryPort } from '../outbox/delivery-port.js';
 import { OutboxWorker } from '../outbox/outbox-worker.js';
+import { redactKnownPatterns } from '../secrets/index.js';
 import type { Conversation } from '../store/records.js';
 import { type AdmissionLimits, defaultAdmissionLimits } from '../store/rules/admit-turn.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
@@ -56,6 +57,11 @@ export interface RuntimeOptions {
     readonly backoffMs?: (attempt: number) => number;
     readonly maxAttempts?: number;
   };
+  /**
+   * Removes secrets from tool results before they are stored and from user messages before the model
+   * sees them; built from the configured secrets in main. Defaults to the credential patterns alone.
+   */
+  readonly redact?: (text: string) => string;
 }
 
 export type IncomingMessage = Omit<NewTurn, 'turnId'>;
@@ -71,9 +77,11 @@ export class Runtime {
   readonly #options: RuntimeOptions;
   #observer: TurnObserver = silentObserver;
   #stopSweep: (() => void) | undefined;
+  readonly #redact: (text: string) => string;
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
+    this.#redact = options.redact ?? redactKnownPatterns;
     this.store = options.store;
     this.identity = options.identity ?? createProcessIdentity();
     const toolsFor =
@@ -127,6 +135,7 @@ export class Runtime {
       tools: (conversation) => this.agents.get(conversation).tools,
       systemPrompt: (conversation) => this.agents.get(conversation).systemPrompt,
       logger: options.logger,
+      redact: this.#redact,
       owner: this.identity.owner,
       leaseMs: options.leaseMs,
       deliveryLeaseMs: this.outbox ? claimMs : undefined,
@@ -163,7 +172,12 @@ export class Runtime {
   /** A user message that starts (or queues) a turn in its thread; a repeated trigger is a no-op. */
   async submit(message: IncomingMessage): Promise<EnqueueResult> {
     const result = await this.store.turns.enqueue(
-      { ...message, turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}` },
+      {
+        ...message,
+        // A secret pasted into Slack is already in the thread; it need not reach the model as well.
+        inputText: this.#redact(message.inputText),
+        turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}`,
+      },
       this.runner.lease,
       this.#options.admission ?? defaultAdmissionLimits,
     );

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
+import type { Redact } from '../secrets/index.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
@@ -22,6 +23,8 @@ export interface AttachSlackOptions {
   /** From `auth.test`: the Enterprise Grid organisation of the installation, undefined outside Grid. */
   readonly enterpriseId?: string;
   readonly logger: Logger;
+  /** The redactor built from the configured secrets; answers go through it before formatting. */
+  readonly redact: Redact;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -35,9 +38,10 @@ export function attachSlack(options: AttachSlackOptions): void {
     logger,
     directory,
     installationEnterpriseId: options.enterpriseId,
+    redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),
   });
-  registerApprovalsCommand(app, inbox);
+  registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);
   registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {

@@ -1,12 +1,14 @@
 import { LogLevel, type Logger as SlackLogger } from '@slack/logger';
 import type { Logger } from 'pino';
-import { redactSecrets } from './text/index.js';
 
-/** Bolt and the Web API client log through pino too, with tokens redacted from whatever they print. */
+/**
+ * Bolt and the Web API client log through pino too; the logger passed in redacts every line (see
+ * `redactingLogger`), so tokens they print never reach the log.
+ */
 export function boltLogger(logger: Logger): SlackLogger {
   let level = LogLevel.INFO;
   const text = (parts: unknown[]) =>
-    redactSecrets(parts.map((part) => (typeof part === 'string' ? part : safeJson(part))).join(' '));
+    parts.map((part) => (typeof part === 'string' ? part : safeJson(part))).join(' ');
   return {
     debug: (...parts: unknown[]) => logger.debug(text(parts)),
     info: (...parts: unknown[]) => logger.info(text(parts)),

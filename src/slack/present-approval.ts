@@ -1,9 +1,9 @@
 import { argsFingerprint } from '../approvals/args-fingerprint.js';
 import type { Policy } from '../approvals/policy.js';
 import { approversFor } from '../approvals/policy-lookup.js';
+import { redactKnownPatterns } from '../secrets/index.js';
 import type { Approval } from '../store/records.js';
 import type { ApprovalOutcome, ApprovalView } from './blocks/index.js';
-import { redactSecrets } from './text/index.js';
 
 /** Row → what a card shows. Arguments are redacted for display; the hash still pins what runs. */
 export function presentApproval(
@@ -16,8 +16,8 @@ export function presentApproval(
     argsFingerprint: argsFingerprint(approval.argsHash),
     toolName: approval.toolName,
     permissionType: approval.permissionType,
-    summary: redactSecrets(approval.summary),
-    argumentsJson: redactSecrets(JSON.stringify(approval.arguments, null, 2) ?? 'null'),
+    summary: redactKnownPatterns(approval.summary),
+    argumentsJson: redactKnownPatterns(JSON.stringify(approval.arguments, null, 2) ?? 'null'),
     requestedBy: approval.requestedBy,
     reason: approval.reason ?? undefined,
     createdAt: approval.createdAt,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError, type DeliveryPort } from '../outbox/delivery-port.js';
 import type { OutboxEntry, SentPart } from '../outbox/outbox-message.js';
+import type { Redact } from '../secrets/index.js';
 import type { Approval, Conversation } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import {
@@ -17,13 +18,15 @@ import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
 import { capAnswer } from './text/cap-answer.js';
-import { answerMessage, markdownToMrkdwn, planAnswerMessages, redactSecrets } from './text/index.js';
+import { answerMessage, markdownToMrkdwn, planAnswerMessages } from './text/index.js';
 
 export interface SlackDeliveryDeps {
   readonly slack: SlackPort;
   readonly store: Store;
   readonly policy: Policy;
   readonly logger: Logger;
+  /** The configured secrets and credential patterns, applied to answers before they become mrkdwn. */
+  readonly redact: Redact;
   readonly now?: () => number;
 }
 
@@ -113,7 +116,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           return approval.cards.map((card) => JSON.stringify(card));
         }
         case 'answer':
-          return planAnswerMessages(capAnswer(markdownToMrkdwn(redactSecrets(message.text)))).map((chunks) =>
+          return planAnswerMessages(capAnswer(markdownToMrkdwn(deps.redact(message.text)))).map((chunks) =>
             JSON.stringify(chunks),
           );
       }

@@ -9,6 +9,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
 import { SlackApiError } from './slack-errors.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
@@ -20,6 +21,11 @@ export interface SlackWebApiOptions {
   readonly cacheTtlMs?: number;
   /** How long channel member lists are trusted (they decide who sees which records). */
   readonly membersTtlMs?: number;
+  /**
+   * Applied to every string holdfast sends to be shown (message text, blocks, views): the last gate
+   * before Slack, so no builder can forget it. Defaults to the credential patterns alone.
+   */
+  readonly redact?: Redact;
 }
 
 const tsResponse = z.object({ ts: z.string(), channel: z.string().optional() });
@@ -60,6 +66,10 @@ const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
 
 export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const { client, logger } = options;
+  // Compact: what arrives here is already cut to Block Kit's limits, and a replacement longer than the
+  // secret it replaces could push a section past them and get the whole message refused.
+  const redactWith = options.redact ?? redactKnownPatterns;
+  const redact = (text: string) => redactWith(text, { compact: true });
   const ttl = options.cacheTtlMs ?? 10 * 60_000;
   const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
@@ -73,7 +83,8 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     }
   };
 
-  const blocks = (value: readonly KnownBlock[] | undefined) => (value ? [...value] : undefined);
+  const blocks = (value: readonly KnownBlock[] | undefined) =>
+    value ? value.map((block) => redactStrings(block, redact)) : undefined;
   const conversationMembers = createConversationMembers({
     client,
     logger,
@@ -87,7 +98,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
         client.chat.postMessage({
           channel: message.channel,
           thread_ts: message.threadTs,
-          text: message.text,
+          text: redact(message.text),
           blocks: blocks(message.blocks),
           unfurl_links: false,
           unfurl_media: false,
@@ -104,7 +115,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
         client.chat.update({
           channel: message.channel,
           ts: message.ts,
-          text: message.text,
+          text: redact(message.text),
           blocks: blocks(message.blocks),
         }),
       );
@@ -115,7 +126,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           channel: message.channel,
           user: message.user,
           thread_ts: message.threadTs,
-          text: message.text,
+          text: redact(message.text),
           blocks: blocks(message.blocks),
         }),
       );
@@ -160,7 +171,9 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       return users;
     },
     async publishHome(userId, view: HomeView) {
-      await call('views.publish', () => client.views.publish({ user_id: userId, view }));
+      await call('views.publish', () =>
+        client.views.publish({ user_id: userId, view: redactStrings(view, redact) }),
+      );
     },
     async openView(triggerId, view) {
       await call('views.open', () => client.views.open({ trigger_id: triggerId, view }));

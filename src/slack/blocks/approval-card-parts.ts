@@ -1,6 +1,6 @@
 import type { ContextBlock, HeaderBlock, MrkdwnElement, SectionBlock } from '@slack/types';
+import { redactKnownPatterns } from '../../secrets/index.js';
 import { escapeMrkdwn, inlineCodeSafe, mentionGroup, mentionUser } from '../text/escape-mrkdwn.js';
-import { redactSecrets } from '../text/redact-secrets.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, escapeWithin, oneLine, truncateText } from '../text/truncate-text.js';
 import type { ApprovalView } from './approval-view.js';
@@ -36,7 +36,7 @@ export function toolCode(toolName: string): string {
 
 /** Untrusted text for one line: secrets redacted, invisible characters escaped, whitespace collapsed. */
 export function shownLine(text: string): string {
-  return oneLine(escapeInvisible(redactSecrets(text)));
+  return oneLine(escapeInvisible(redactKnownPatterns(text)));
 }
 
 /** The summary line, escaped and shortened; a blank summary falls back to naming the tool. */

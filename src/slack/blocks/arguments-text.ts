@@ -1,5 +1,5 @@
+import { redactKnownPatterns } from '../../secrets/index.js';
 import { neutraliseCodeFences } from '../text/escape-mrkdwn.js';
-import { redactSecrets } from '../text/redact-secrets.js';
 import { escapeWithin } from '../text/truncate-text.js';
 import { escapeInvisible } from './escape-invisible.js';
 
@@ -9,7 +9,7 @@ import { escapeInvisible } from './escape-invisible.js';
  * budget is counted in what Slack receives.
  */
 export function codeBlockArguments(argumentsJson: string): string {
-  return neutraliseCodeFences(escapeInvisible(redactSecrets(argumentsJson)).replace(/\s+$/, ''));
+  return neutraliseCodeFences(escapeInvisible(redactKnownPatterns(argumentsJson)).replace(/\s+$/, ''));
 }
 
 /**

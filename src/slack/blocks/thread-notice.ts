@@ -1,5 +1,5 @@
+import { redactKnownPatterns } from '../../secrets/index.js';
 import { escapeMrkdwn } from '../text/escape-mrkdwn.js';
-import { redactSecrets } from '../text/redact-secrets.js';
 import { truncateText } from '../text/truncate-text.js';
 import { mrkdwn } from './approval-card-parts.js';
 import { BLOCK_KIT_LIMITS } from './block-kit-limits.js';
@@ -30,7 +30,7 @@ function lead(notice: ThreadNotice): string {
 
 /** Turn failed, tool interrupted, approval expired, or a refused click explained. */
 export function buildThreadNotice(notice: ThreadNotice): SlackMessage {
-  const detail = escapeMrkdwn(redactSecrets(notice.detail).trim());
+  const detail = escapeMrkdwn(redactKnownPatterns(notice.detail).trim());
   const text = truncateText(
     detail === '' ? lead(notice) : `${lead(notice)} ${detail}`,
     BLOCK_KIT_LIMITS.sectionText,

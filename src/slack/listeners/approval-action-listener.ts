@@ -1,5 +1,6 @@
 import type { App, RespondFn } from '@slack/bolt';
 import type { ApproverDirectory } from '../../approvals/decide-approval.js';
+import type { Redact } from '../../secrets/index.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/index.js';
 import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { blockActionsSchema } from '../payloads.js';
@@ -12,6 +13,7 @@ export interface ApprovalActionDeps extends Omit<ClickDeps, 'respond'> {
   readonly directory: ApproverDirectory;
   /** Rebuilds the clicker's App Home, so a click there shows the new state at once. */
   readonly refreshHome: (userId: string) => Promise<void>;
+  readonly redact: Redact;
 }
 
 /** Acknowledge first (Slack allows 3 s), then decide, or open the full arguments. */
@@ -27,7 +29,7 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
   const privately = (click: ApprovalButtonClick, respond: RespondFn) =>
     click.hasResponseUrl
       ? async (text: string) => {
-          await respond({ response_type: 'ephemeral', replace_original: false, text });
+          await respond({ response_type: 'ephemeral', replace_original: false, text: deps.redact(text) });
         }
       : undefined;
 

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { type Redact, redactStrings } from '../../secrets/index.js';
 import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
 import { buildApprovalInbox } from '../blocks/index.js';
 import { slashCommandSchema } from '../payloads.js';
@@ -6,7 +7,7 @@ import { slashCommandSchema } from '../payloads.js';
 /** `/approvals` (this channel) and `/approvals all` (everything you may decide), as an ephemeral reply. */
 export function registerApprovalsCommand(
   app: App,
-  deps: InboxDeps & { logger: import('pino').Logger },
+  deps: InboxDeps & { logger: import('pino').Logger; redact: Redact },
 ): void {
   app.command('/approvals', async ({ ack, command, respond }) => {
     await ack();
@@ -25,6 +26,12 @@ export function registerApprovalsCommand(
       viewer: parsed.data.user_id,
       truncatedCount: hidden,
     });
-    await respond({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks });
+    // A response_url reply does not pass through the Web API client, so it is redacted here, and
+    // compactly: the inbox is already cut to Block Kit's limits.
+    await respond(
+      redactStrings({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks }, (text) =>
+        deps.redact(text, { compact: true }),
+      ),
+    );
   });
 }

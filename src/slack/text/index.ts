@@ -1,6 +1,5 @@
 export { escapeMrkdwn, mentionGroup, mentionUser, neutraliseCodeFences } from './escape-mrkdwn.js';
 export { type MarkdownToMrkdwnOptions, markdownToMrkdwn } from './markdown-to-mrkdwn.js';
-export { redactSecrets } from './redact-secrets.js';
 export { fallbackTime, formatSlackDate, type SlackDateOptions } from './slack-date.js';
 export {
   answerMessage,

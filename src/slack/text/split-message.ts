@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
+import { redactKnownPatterns } from '../../secrets/index.js';
 import { BLOCK_KIT_LIMITS } from '../blocks/block-kit-limits.js';
 import type { SlackMessage } from '../blocks/slack-message.js';
-import { redactSecrets } from './redact-secrets.js';
 import { markupSafeCut, truncateText } from './truncate-text.js';
 
 export interface SplitOptions {
@@ -122,7 +122,7 @@ export function buildAnswerMessages(mrkdwn: string): SlackMessage[] {
  * plain data so a delivery can store its plan and resume at the first message not yet posted.
  */
 export function planAnswerMessages(mrkdwn: string): string[][] {
-  const chunks = splitForSlack(redactSecrets(mrkdwn), { maxChars: BLOCK_KIT_LIMITS.sectionText });
+  const chunks = splitForSlack(redactKnownPatterns(mrkdwn), { maxChars: BLOCK_KIT_LIMITS.sectionText });
   if (chunks.length === 0) return [[EMPTY_ANSWER]];
   const messages: string[][] = [];
   let current: string[] = [];
