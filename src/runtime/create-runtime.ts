@@ -169,8 +169,12 @@ export class Runtime {
     this.#observer = observer;
   }
 
-  /** A user message that starts (or queues) a turn in its thread; a repeated trigger is a no-op. */
-  async submit(message: IncomingMessage): Promise<EnqueueResult> {
+  /**
+   * A user message that starts (or queues) a turn in its thread; a repeated trigger is a no-op. A refusal
+   * (too much unfinished work) is audited unless `auditRefusal` is false: the second copy of one post
+   * (Slack's message/app_mention pair) is the same refusal.
+   */
+  async submit(message: IncomingMessage, options: { auditRefusal?: boolean } = {}): Promise<EnqueueResult> {
     const result = await this.store.turns.enqueue(
       {
         ...message,
@@ -181,7 +185,7 @@ export class Runtime {
       this.runner.lease,
       this.#options.admission ?? defaultAdmissionLimits,
     );
-    if (result.type === 'refused') {
+    if (result.type === 'refused' && options.auditRefusal !== false) {
       await this.store.audit.record({
         actor: message.requestedBy,
         kind: 'turn.refused',

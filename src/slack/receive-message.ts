@@ -56,17 +56,22 @@ export async function receiveMessage(
   // Slack's retries (same event_id) and the message/app_mention twins all carry the same channel:ts, and
   // the turn's trigger key is unique in the same commit that enqueues it: one post, one turn, no extra
   // write per delivery.
-  const result = await deps.runtime.submit({
-    ...key,
-    triggerKey: `${event.channel}:${event.ts}`,
-    triggerTs: event.ts,
-    requestedBy: event.user,
-    inputText: `@${speaker}: ${text}`,
-  });
+  // One post that mentions holdfast arrives as a message/app_mention pair; a refusal is told (and
+  // audited) for the app_mention copy only.
+  const answersRefusal = event.type === 'app_mention' || !isMention;
+  const result = await deps.runtime.submit(
+    {
+      ...key,
+      triggerKey: `${event.channel}:${event.ts}`,
+      triggerTs: event.ts,
+      requestedBy: event.user,
+      inputText: `@${speaker}: ${text}`,
+    },
+    { auditRefusal: answersRefusal },
+  );
   if (result.type === 'duplicate') return { type: 'duplicate' };
   if (result.type === 'refused') {
-    // One post arrives as a message/app_mention pair when it mentions holdfast: answer it once.
-    if (event.type === 'app_mention' || !isMention) {
+    if (answersRefusal) {
       await deps.slack
         .postEphemeral({
           channel: event.channel,

@@ -59,6 +59,8 @@ export interface CoreHarnessOptions {
   readonly tools: readonly Tool[];
   readonly agentCacheSize?: number;
   readonly approvalExpiryMs?: number;
+  readonly budget?: { readonly modelCalls: number; readonly toolCalls: number };
+  readonly admission?: { readonly perThread: number; readonly perUser: number };
 }
 
 export interface CoreHarness {
@@ -113,6 +115,8 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
       now: clock.now,
       agentCacheSize: options.agentCacheSize,
       approvalExpiryMs: options.approvalExpiryMs,
+      budget: options.budget,
+      admission: options.admission,
     });
     runtime.observe({ ...silentObserver, turnSettled: async (outcome) => report(outcome) });
     return { db, store, runtime };

@@ -79,6 +79,44 @@ describe('Slack event intake', () => {
     expect(reactions).toEqual(['hourglass_flowing_sand', 'white_check_mark']);
   });
 
+  it('answers a person who already has too many requests waiting privately, once, and queues nothing', async () => {
+    // The first request stays in its model call (until shutdown aborts it): alice has one unfinished.
+    const model = new ScriptedChatModel([
+      (request) =>
+        new Promise((_, reject) =>
+          request.signal?.addEventListener('abort', () => reject(request.signal?.reason)),
+        ),
+    ]);
+    const slack = await startSlackHarness({ model, env: { HOLDFAST_MAX_TURNS_PER_USER: '1' } });
+
+    await slack.mention('first: check the disk');
+    const second = await slack.mention('second: and the memory');
+    const refusal = await slack.api.waitFor(
+      'chat.postEphemeral',
+      (call) => call.params.user === people.alice,
+    );
+
+    expect(refusal.params).toMatchObject({ channel });
+    expect(String(refusal.params.text)).toBe(
+      'You already have 1 requests waiting or running, so holdfast did not take this one. ' +
+        'Send it again once some of them finish (`/approvals` shows what waits for a decision).',
+    );
+    // The mention arrives as a message/app_mention pair; the person is answered once.
+    await slack.sendEvent({
+      type: 'message',
+      user: people.alice,
+      text: `<@${slack.api.identity.botUserId}> second: and the memory`,
+      ts: second,
+      channel,
+    });
+    await slack.waitForLog(handled(second, 'refused'));
+    expect(slack.api.callsTo('chat.postEphemeral')).toHaveLength(1);
+    expect(readRows(slack.databasePath, 'SELECT count(*) AS n FROM turns')).toEqual([{ n: 1 }]);
+    expect(
+      readRows(slack.databasePath, "SELECT actor FROM audit_events WHERE kind = 'turn.refused'"),
+    ).toEqual([{ actor: people.alice }]);
+  });
+
   it('runs one turn when Slack retries the same event', async () => {
     const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('twice?')]);
     const slack = await startSlackHarness({ model });

@@ -43,6 +43,23 @@ describe('posting to the thread', () => {
     expect(delivered).toBe(answer);
   });
 
+  it('cuts a five-megabyte answer to a few messages and says it was cut', async () => {
+    const huge = 'all work and no play makes jack a dull boy. '.repeat(120_000);
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text(huge)]) });
+
+    const threadTs = await slack.mention('tell me everything');
+    await slack.api.waitFor('chat.postMessage', (call) =>
+      String(call.params.text).includes('the answer was cut here'),
+    );
+    await slack.settle();
+
+    const posts = slack.api.thread(channel, threadTs);
+    expect(posts.length).toBeLessThanOrEqual(8);
+    expect(posts.at(-1)?.text).toContain(
+      `_… the answer was cut here: it ran to ${huge.length.toLocaleString('en-US')} characters. Ask for the part you need._`,
+    );
+  });
+
   it('waits out a 429 and posts the answer exactly once', async () => {
     const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('All quiet.')]) });
     slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 0 });
