@@ -10,6 +10,7 @@ import type { KeyValueState } from './kv.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
+import { ToolRefusedError } from './tool-refused-error.js';
 import type { TurnBudget } from './turn-budget.js';
 
 export interface ToolRuntimeDeps {
@@ -155,8 +156,18 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
   } catch (error) {
     // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
     if (error instanceof ApprovalPending) throw error;
-    logger.info({ err: error }, 'tool failed');
-    output = `Error: ${tool.name} failed: ${describeError(error)}`;
+    if (error instanceof ToolRefusedError) {
+      await deps.store.audit.record({
+        actor: 'holdfast',
+        kind: 'tool.refused',
+        conversationId: site.conversationId,
+        data: { tool: tool.name, toolCallId: call.id, reason: error.message },
+      });
+      output = error.message;
+    } else {
+      logger.info({ err: error }, 'tool failed');
+      output = `Error: ${tool.name} failed: ${describeError(error)}`;
+    }
   }
   // Invariant 3: persisted now, before the next sibling can suspend the turn.
   await record(output);

@@ -106,6 +106,7 @@ export type AuditKind =
   | 'tool.started'
   | 'tool.finished'
   | 'tool.interrupted'
+  | 'tool.refused'
   | 'turn.failed'
   | 'turn.refused'
   | 'turn.budget_exhausted'

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
-import { toolContext } from '../../test/support/tool-context.js';
+import { resultOf, toolContext } from '../../test/support/tool-context.js';
 import { ConfigError } from '../errors.js';
 import { createDeployTool } from './deploy.js';
 
@@ -83,7 +83,7 @@ describe('deploy', () => {
       permissionType: 'deploy',
       summary: 'deploy api at v1.2.3',
     });
-    expect(await tool.execute({ service: 'api', ref: 'v1.2.3' }, toolContext())).toBe(
+    expect(await resultOf(tool, { service: 'api', ref: 'v1.2.3' }, toolContext())).toBe(
       '(no output)\n[exit code 0]',
     );
     expect(ran()).toBe('api@v1.2.3');
@@ -91,7 +91,7 @@ describe('deploy', () => {
 
   it('does not run a refused ref even when called directly', async () => {
     const { tool, ran } = deployTool();
-    expect(await tool.execute({ service: 'api', ref: '-f' }, toolContext())).toBe(
+    expect(await resultOf(tool, { service: 'api', ref: '-f' }, toolContext())).toBe(
       'Refused ref "-f": it starts with "-", which a command would read as an option. Use a branch, tag or commit name.',
     );
     expect(ran()).toBeUndefined();

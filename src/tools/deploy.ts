@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { ConfigError } from '../errors.js';
 import { defineTool } from './define-tool.js';
 import { deployRefProblem, deployServiceName, describeRefRefusal } from './deploy-ref.js';
@@ -58,7 +59,8 @@ export function createDeployTool(options: DeployOptions) {
     async execute(args, ctx) {
       // parse already refused these; a direct caller must not get around it.
       const problem = args.ref === undefined ? undefined : deployRefProblem(args.ref);
-      if (args.ref !== undefined && problem !== undefined) return describeRefRefusal(args.ref, problem);
+      if (args.ref !== undefined && problem !== undefined)
+        throw new ToolRefusedError(describeRefRefusal(args.ref, problem));
       const service = options.services[args.service];
       if (!service) return `Unknown service ${args.service}.`;
       const timeoutMs = service.timeoutMs ?? 15 * 60_000;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toolContext } from '../../test/support/tool-context.js';
+import { resultOf, toolContext } from '../../test/support/tool-context.js';
 import type { ResolvedAddress } from './http-destination.js';
 import { createHttpRequestTool } from './http-request.js';
 import { internalRange } from './internal-address.js';
@@ -107,7 +107,8 @@ describe('http_request and internal addresses', () => {
     const server = await serve();
     const { resolve } = dns({ 'status.example.com': ['127.0.0.1'] });
     const tool = createHttpRequestTool({ allowHosts: [`status.example.com:${server.port}`], resolve });
-    const result = await tool.execute(
+    const result = await resultOf(
+      tool,
       parse(tool, { url: `http://status.example.com:${server.port}/health` }),
       toolContext(),
     );
@@ -133,7 +134,7 @@ describe('http_request and internal addresses', () => {
     });
     // A resume asks the tool again; the first look, kept in ctx.kv with the approval, still decides.
     await tool.permission(args, ctx);
-    expect(await tool.execute(args, ctx)).toMatch(/^HTTP 200 OK/);
+    expect(await resultOf(tool, args, ctx)).toMatch(/^HTTP 200 OK/);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -147,7 +148,7 @@ describe('http_request and internal addresses', () => {
       reason: `POST can change things on partner.example.com:${server.port}: needs approval`,
     });
     await tool.permission(args, ctx);
-    expect(await tool.execute(args, ctx)).toBe(
+    expect(await resultOf(tool, args, ctx)).toBe(
       'Refused: partner.example.com resolves to 127.0.0.1, an internal address (loopback), which the approval did not cover; holdfast reaches internal addresses only for hosts in HOLDFAST_HTTP_INTERNAL_HOSTS or at the address an approval showed.',
     );
     expect(server.requests).toHaveLength(0);
@@ -161,7 +162,8 @@ describe('http_request and internal addresses', () => {
       internalHosts: [`metrics.internal:${server.port}`],
       resolve,
     });
-    const result = await tool.execute(
+    const result = await resultOf(
+      tool,
       parse(tool, { url: `http://metrics.internal:${server.port}/` }),
       toolContext(),
     );
@@ -182,7 +184,7 @@ describe('http_request and internal addresses', () => {
       internalHosts: [first.host],
       resolve,
     });
-    expect(await tool.execute(parse(tool, { url: `http://${first.host}/` }), toolContext())).toBe(
+    expect(await resultOf(tool, parse(tool, { url: `http://${first.host}/` }), toolContext())).toBe(
       `Refused to follow a redirect to http://sneaky.example.com:${target.port}/: sneaky.example.com resolves to 127.0.0.1, an internal address (loopback); holdfast reaches internal addresses only for hosts in HOLDFAST_HTTP_INTERNAL_HOSTS or at the address an approval showed.`,
     );
     expect(target.requests).toHaveLength(0);
@@ -205,7 +207,8 @@ describe('http_request and credentials on redirects', () => {
     });
     const hosts = [first.host, other.host];
     const tool = createHttpRequestTool({ allowHosts: hosts, internalHosts: hosts, resolve: dns({}).resolve });
-    const result = await tool.execute(
+    const result = await resultOf(
+      tool,
       parse(tool, { url: `http://${first.host}/start`, headers: credentials }),
       toolContext(),
     );
@@ -229,7 +232,8 @@ describe('http_request and credentials on redirects', () => {
       internalHosts: [server.host],
       resolve: dns({}).resolve,
     });
-    await tool.execute(
+    await resultOf(
+      tool,
       parse(tool, { url: `http://${server.host}/start`, headers: credentials }),
       toolContext(),
     );

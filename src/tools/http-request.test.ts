@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toolContext } from '../../test/support/tool-context.js';
+import { resultOf, toolContext } from '../../test/support/tool-context.js';
 import type { ResolveHost } from './http-destination.js';
 import { createHttpRequestTool, hostAllowed } from './http-request.js';
 
@@ -83,7 +83,7 @@ describe('http_request', () => {
     });
     // The test server listens on loopback, an internal address: it has to be listed as internal too.
     const tool = createHttpRequestTool({ allowHosts: [host], internalHosts: [host] });
-    const result = await tool.execute(parse(tool, { url: `http://${host}/health` }), toolContext());
+    const result = await resultOf(tool, parse(tool, { url: `http://${host}/health` }), toolContext());
     expect(result).toMatch(/^HTTP 200 OK/);
     expect(result).toContain('content-type: text/plain');
     expect(result).toContain('GET /health ok');
@@ -101,10 +101,10 @@ describe('http_request', () => {
       } else response.end('arrived');
     });
     const tool = createHttpRequestTool({ allowHosts: [inside], internalHosts: [inside, outside] });
-    expect(await tool.execute(parse(tool, { url: `http://${inside}/hop` }), toolContext())).toContain(
+    expect(await resultOf(tool, parse(tool, { url: `http://${inside}/hop` }), toolContext())).toContain(
       'arrived',
     );
-    const refused = await tool.execute(parse(tool, { url: `http://${inside}/away` }), toolContext());
+    const refused = await resultOf(tool, parse(tool, { url: `http://${inside}/away` }), toolContext());
     expect(refused).toBe(
       `Refused to follow a redirect from ${inside} to ${outside}, which is not on the allow-list.`,
     );
@@ -121,16 +121,16 @@ describe('http_request', () => {
       maxResponseBytes: 100,
       timeoutMs: 300,
     });
-    const big = await tool.execute(parse(tool, { url: `http://${host}/big` }), toolContext());
+    const big = await resultOf(tool, parse(tool, { url: `http://${host}/big` }), toolContext());
     expect(big).toContain('[response truncated at 100 bytes]');
-    expect(await tool.execute(parse(tool, { url: `http://${host}/slow` }), toolContext())).toBe(
+    expect(await resultOf(tool, parse(tool, { url: `http://${host}/slow` }), toolContext())).toBe(
       `Request to http://${host}/slow failed: timed out after 300 ms`,
     );
   });
 
   it('reports a connection failure as a result the model can read', async () => {
     const tool = createHttpRequestTool({ allowHosts: [], internalHosts: ['127.0.0.1:1'] });
-    const result = await tool.execute(parse(tool, { url: 'http://127.0.0.1:1/' }), toolContext());
+    const result = await resultOf(tool, parse(tool, { url: 'http://127.0.0.1:1/' }), toolContext());
     expect(result).toMatch(/^Request to http:\/\/127\.0\.0\.1:1\/ failed: /);
   });
 });

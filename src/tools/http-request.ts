@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { ToolContext, ToolPermission } from '../agent/tool.js';
+import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { defineTool } from './define-tool.js';
 import {
   describeInternal,
@@ -155,9 +156,11 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
         const where = await target(url, approved);
         if (where.type === 'failed') return `Request to ${url.href} failed: ${where.message}`;
         if (where.type === 'refused') {
-          return hop === 0
-            ? `Refused: ${where.message}.`
-            : `Refused to follow a redirect to ${url.href}: ${where.message}.`;
+          throw new ToolRefusedError(
+            hop === 0
+              ? `Refused: ${where.message}.`
+              : `Refused to follow a redirect to ${url.href}: ${where.message}.`,
+          );
         }
         let response: IncomingMessage;
         try {
@@ -172,11 +175,15 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
           if (hop >= maxRedirects) return `Stopped after ${maxRedirects} redirects (last: ${location}).`;
           const next = new URL(location, url);
           if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-            return `Refused to follow a redirect to ${next.href}: only http and https are allowed.`;
+            throw new ToolRefusedError(
+              `Refused to follow a redirect to ${next.href}: only http and https are allowed.`,
+            );
           }
           // The approval (or the allow-list) covered the first host only: an unlisted hop is not followed.
           if (next.host !== url.host && !hostAllowed(options.allowHosts, next)) {
-            return `Refused to follow a redirect from ${url.host} to ${next.host}, which is not on the allow-list.`;
+            throw new ToolRefusedError(
+              `Refused to follow a redirect from ${url.host} to ${next.host}, which is not on the allow-list.`,
+            );
           }
           if (next.origin !== url.origin) headers = without(headers, credentialHeaders);
           if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {

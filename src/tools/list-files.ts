@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { defineTool } from './define-tool.js';
 import { descriptorPath, type OpenInWorkdirOptions, openInWorkdir } from './open-in-workdir.js';
 
@@ -26,7 +27,7 @@ export function createListFilesTool(workdir: string, options: ListFilesOptions =
         kind: 'directory',
         afterCheck: options.afterCheck,
       });
-      if (opened.type === 'refused') return opened.message;
+      if (opened.type === 'refused') throw new ToolRefusedError(opened.message);
       let entries: Dirent[];
       try {
         // Through the verified descriptor where the kernel offers a path to it; otherwise the checked path.

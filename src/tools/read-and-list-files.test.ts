@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
-import { toolContext } from '../../test/support/tool-context.js';
+import { resultOf, toolContext } from '../../test/support/tool-context.js';
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 
@@ -27,10 +27,10 @@ describe('read_file and list_files', () => {
 
   it('read and list inside the workdir, following links that stay inside', async () => {
     const { read, list } = workspace();
-    expect(await read.execute({ path: 'README.md' }, toolContext())).toBe('# ops notes');
-    expect(await read.execute({ path: 'readme-link' }, toolContext())).toBe('# ops notes');
-    expect(await read.execute({ path: 'logs/../logs/app.log' }, toolContext())).toBe('line 1\nline 2\n');
-    expect(await list.execute({ path: '.' }, toolContext())).toBe(
+    expect(await resultOf(read, { path: 'README.md' }, toolContext())).toBe('# ops notes');
+    expect(await resultOf(read, { path: 'readme-link' }, toolContext())).toBe('# ops notes');
+    expect(await resultOf(read, { path: 'logs/../logs/app.log' }, toolContext())).toBe('line 1\nline 2\n');
+    expect(await resultOf(list, { path: '.' }, toolContext())).toBe(
       '.:\nescape@\nlogs/\nreadme-link@\nREADME.md',
     );
   });
@@ -42,14 +42,14 @@ describe('read_file and list_files', () => {
     ['missing.txt', 'does not exist'],
   ])('refuse %s', async (requested, reason) => {
     const { read } = workspace();
-    const result = await read.execute({ path: requested }, toolContext());
+    const result = await resultOf(read, { path: requested }, toolContext());
     expect(result).toContain(reason);
     expect(result).not.toContain('do not read');
   });
 
   it('refuse absolute paths elsewhere', async () => {
     const { read, list, root } = workspace();
-    expect(await read.execute({ path: path.join(root, 'secret.txt') }, toolContext())).toContain('outside');
-    expect(await list.execute({ path: '/etc' }, toolContext())).toContain('outside');
+    expect(await resultOf(read, { path: path.join(root, 'secret.txt') }, toolContext())).toContain('outside');
+    expect(await resultOf(list, { path: '/etc' }, toolContext())).toContain('outside');
   });
 });

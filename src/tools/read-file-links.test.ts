@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
-import { toolContext } from '../../test/support/tool-context.js';
+import { resultOf, toolContext } from '../../test/support/tool-context.js';
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 
@@ -21,7 +21,7 @@ function workspace() {
 }
 
 async function read(workdir: string, requested: string, afterCheck?: (checked: string) => void) {
-  return createReadFileTool(workdir, { afterCheck }).execute({ path: requested }, toolContext());
+  return resultOf(createReadFileTool(workdir, { afterCheck }), { path: requested }, toolContext());
 }
 
 describe('read_file and links', () => {
@@ -69,7 +69,7 @@ describe('read_file and links', () => {
     expect(await read(workdir, '..notes')).toBe('dotted notes');
     expect(await read(workdir, '..cache/entry')).toBe('cached');
     const list = createListFilesTool(workdir);
-    expect(await list.execute({ path: '..cache' }, toolContext())).toBe('..cache:\nentry');
+    expect(await resultOf(list, { path: '..cache' }, toolContext())).toBe('..cache:\nentry');
   });
 });
 
@@ -82,7 +82,7 @@ describe('list_files and links', () => {
         fs.symlinkSync(path.join(outside, 'logs'), path.join(workdir, 'logs'));
       },
     });
-    expect(await list.execute({ path: 'logs' }, toolContext())).toBe(
+    expect(await resultOf(list, { path: 'logs' }, toolContext())).toBe(
       'logs changed while it was being opened (it is now a symbolic link); not read.',
     );
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { defineTool } from './define-tool.js';
 import { type OpenInWorkdirOptions, openInWorkdir } from './open-in-workdir.js';
 
@@ -25,7 +26,7 @@ export function createReadFileTool(workdir: string, options: ReadFileOptions = {
         kind: 'file',
         afterCheck: options.afterCheck,
       });
-      if (opened.type === 'refused') return opened.message;
+      if (opened.type === 'refused') throw new ToolRefusedError(opened.message);
       const { handle, size } = opened;
       try {
         const buffer = Buffer.alloc(Math.min(size, maxFileBytes));

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { ToolPermission } from '../agent/tool.js';
+import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { classifySql } from './classify-sql.js';
 import { defineTool } from './define-tool.js';
 import { formatTable } from './format-table.js';
@@ -96,7 +97,7 @@ export function createSqlQueryTool(options: SqlQueryOptions) {
     permission: (args) => judge(args.sql),
     async execute(args) {
       const kind = classifySql(args.sql);
-      if (kind.type === 'several') return `Refused: ${severalStatements(kind.count)}`;
+      if (kind.type === 'several') throw new ToolRefusedError(`Refused: ${severalStatements(kind.count)}`);
       // Only a statement that asked can reach a writable connection; a read (or text that is not a
       // statement) runs read-only even if someone approved it.
       const mode: ConnectionMode = kind.type === 'change' ? 'read-write' : 'read-only';
