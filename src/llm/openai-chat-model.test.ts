@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   completion,
@@ -106,6 +107,24 @@ describe('createOpenAIChatModel', () => {
         usage: { promptTokens: 42, completionTokens: 7 },
       });
       expect(requests).toEqual([{ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }]);
+    });
+  });
+
+  describe('when one turn makes many calls with the same signal', () => {
+    it('leaves no listener behind on the signal (no MaxListenersExceededWarning after ten calls)', async () => {
+      const { model, requests } = harness();
+      serve(
+        requests,
+        ...Array.from({ length: 12 }, () => [200, completion({ content: 'ok' })] as [number, unknown]),
+      );
+      const turn = new AbortController();
+
+      for (let call = 0; call < 12; call += 1) {
+        await model.complete({ messages: conversation, tools: [], signal: turn.signal });
+      }
+
+      expect(requests).toHaveLength(12);
+      expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0);
     });
   });
 });

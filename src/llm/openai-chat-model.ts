@@ -48,7 +48,9 @@ export function createOpenAIChatModel({
             // The API rejects an empty tools array, so a tool-less request sends none.
             ...(request.tools.length > 0 ? { tools: request.tools.map(toSdkTool) } : {}),
           },
-          { signal: request.signal },
+          // The SDK adds an abort listener to the signal it is given and never removes it: a signal of its
+          // own per request keeps the turn's signal (shared by every call of a long turn) clean.
+          { signal: request.signal ? AbortSignal.any([request.signal]) : undefined },
         );
       } catch (error) {
         throw toModelError(error, request.signal, now);
