@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
-import type { StoredMessage } from '../store/records.js';
-import type { Fence, Store } from '../store/store.js';
+import type { Approval } from '../store/records.js';
+import type { Fence, NewApproval, Store } from '../store/store.js';
 import { EmptyModelReplyError, MaxStepsExceededError, TurnAbortedError } from './agent-errors.js';
 import { capText } from './cap-text.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from './chat-model.js';
 import type { KeyValueState } from './kv.js';
+import { estimateToolTokens, fitToBudget } from './model-context.js';
 import type { NestedAgentRequest, Tool } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
-import { executePendingCalls, type ToolRuntimeDeps } from './tool-runtime.js';
+import { runToolBatch, type ToolRuntimeDeps } from './tool-runtime.js';
 import type { TurnBudget } from './turn-budget.js';
 
 export interface LoopDeps extends ToolRuntimeDeps {
@@ -32,6 +33,14 @@ export interface LoopRun {
   readonly maxSteps: number;
   /** Shared by the turn and every nested agent it runs. */
   readonly budget: TurnBudget;
+  /** Tokens the model may be sent (system prompt, tools and messages); older exchanges are left out. */
+  readonly contextTokens: number;
+  /** Parks the whole turn with a batch's pending rows (see `ToolBatch.suspend`); set by the runner. */
+  readonly suspend: (batch: {
+    readonly transcriptId: string;
+    readonly message?: ChatMessage;
+    readonly approvals: readonly NewApproval[];
+  }) => Promise<Approval[]>;
   readonly signal: AbortSignal;
 }
 
@@ -45,9 +54,11 @@ export type LoopResult =
   | { readonly type: 'answered-before'; readonly content: string };
 
 /**
- * The model/tool loop over one transcript. It always starts from what is on disk: when the last assistant
+ * The model/tool loop over one transcript. It starts from what is on disk: when the last assistant
  * message has calls without results it runs those first and does not call the model (invariant 4), which
- * makes the same function serve a fresh turn, a resume and a crash recovery.
+ * makes the same function serve a fresh turn, a resume and a crash recovery. The transcript is read once
+ * (its newest part, as much as the model can be sent) and kept in memory as the loop appends to it, so a
+ * step costs the same on a thread of ten messages as on one of five thousand.
  */
 export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopResult> {
   const toolsByName = new Map(run.tools.map((tool) => [tool.name, tool]));
@@ -56,34 +67,38 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     description: tool.description,
     parameters: tool.jsonSchema,
   }));
+  const messageBudget =
+    run.contextTokens - estimateToolTokens(specs) - Math.ceil(run.systemPrompt.length / 3.5);
+  const history: ChatMessage[] = await deps.store.transcript.recent(run.transcriptId, {
+    maxChars: Math.max(0, messageBudget) * 4,
+  });
+  const batch = {
+    site: {
+      conversationId: run.conversationId,
+      channelId: run.channelId,
+      transcriptId: run.transcriptId,
+      turnId: run.turnId,
+      requestedBy: run.requestedBy,
+      fence: run.fence,
+    },
+    tools: toolsByName,
+    kv: run.kv,
+    budget: run.budget,
+    signal: run.signal,
+    suspend: run.suspend,
+    runAgent: (request: NestedAgentRequest, site: ToolCallSite) => runNestedAgent(request, site, run, deps),
+  };
+  const onStored = (message: ChatMessage) => {
+    history.push(message);
+  };
   for (let step = 0; step < run.maxSteps; step += 1) {
     if (run.signal.aborted) throw new TurnAbortedError('The turn was stopped before it finished');
-    const stored = await deps.store.transcript.messages(run.transcriptId);
-    const open = unansweredCalls(stored);
-    if (open.calls.length > 0) {
-      await executePendingCalls(
-        open.calls,
-        {
-          site: {
-            conversationId: run.conversationId,
-            channelId: run.channelId,
-            transcriptId: run.transcriptId,
-            turnId: run.turnId,
-            requestedBy: run.requestedBy,
-            fence: run.fence,
-          },
-          tools: toolsByName,
-          kv: run.kv,
-          budget: run.budget,
-          signal: run.signal,
-          answered: open.answered,
-          runAgent: (request, site) => runNestedAgent(request, site, run, deps),
-        },
-        deps,
-      );
+    const open = unansweredCalls(history);
+    if (open.length > 0) {
+      await runToolBatch(open, batch, deps, { onStored });
       continue;
     }
-    const last = stored.at(-1)?.message;
+    const last = history.at(-1);
     if (
       last?.role === 'assistant' &&
       !last.toolCalls?.length &&
@@ -94,8 +109,11 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     }
     deps.heartbeat();
     run.budget.chargeModelCall();
+    const context = fitToBudget(history, messageBudget);
+    if (context.dropped > 0)
+      deps.logger.debug({ dropped: context.dropped }, 'older messages left out of the context');
     const reply = await run.model.complete({
-      messages: [{ role: 'system', content: run.systemPrompt }, ...stored.map((row) => row.message)],
+      messages: [{ role: 'system', content: run.systemPrompt }, ...context.messages],
       tools: specs,
       signal: run.signal,
     });
@@ -103,37 +121,29 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
       if (reply.content === null || reply.content.trim() === '') throw new EmptyModelReplyError();
       return { type: 'answer', content: reply.content };
     }
-    // Invariant 1: the assistant message and its calls are on disk before any of them runs.
-    await deps.store.transcript.append(run.fence, run.transcriptId, {
-      role: 'assistant',
-      content: reply.content,
-      toolCalls: reply.toolCalls,
+    await runToolBatch(reply.toolCalls, batch, deps, {
+      message: { role: 'assistant', content: reply.content, toolCalls: reply.toolCalls },
+      onStored,
     });
   }
   throw new MaxStepsExceededError(run.maxSteps);
 }
 
-interface OpenCalls {
-  readonly calls: readonly ToolCall[];
-  readonly answered: ReadonlySet<string>;
-}
-
 /** The calls of the last assistant message that have no tool result after it. */
-export function unansweredCalls(stored: readonly StoredMessage[]): OpenCalls {
+export function unansweredCalls(history: readonly ChatMessage[]): readonly ToolCall[] {
   const answered = new Set<string>();
-  for (let index = stored.length - 1; index >= 0; index -= 1) {
-    const message: ChatMessage = stored[index]!.message;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const message = history[index] as ChatMessage;
     if (message.role === 'tool') {
       answered.add(message.toolCallId);
       continue;
     }
     if (message.role === 'assistant' && message.toolCalls?.length) {
-      const calls = message.toolCalls.filter((call) => !answered.has(call.id));
-      return { calls, answered };
+      return message.toolCalls.filter((call) => !answered.has(call.id));
     }
     break;
   }
-  return { calls: [], answered };
+  return [];
 }
 
 async function runNestedAgent(
@@ -144,7 +154,7 @@ async function runNestedAgent(
 ): Promise<string> {
   // The nested transcript is keyed by the delegating call, so a resume finds it and carries on.
   const transcriptId = `${parent.transcriptId}>${site.toolCallId}`;
-  const existing = await deps.store.transcript.messages(transcriptId);
+  const existing = await deps.store.transcript.recent(transcriptId, { maxChars: 1 });
   if (existing.length === 0) {
     await deps.store.transcript.append(parent.fence, transcriptId, { role: 'user', content: request.input });
   }

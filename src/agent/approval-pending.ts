@@ -1,14 +1,24 @@
 import type { Approval } from '../store/records.js';
 
 /**
- * Control flow, not a failure: a tool call needs a human. Thrown by the permission manager only after
- * the pending row is committed, it unwinds the whole loop so the turn can return with nothing parked in
- * memory. Deliberately not a `HoldfastError`: nothing may treat it as an error result (invariant 2).
+ * Control flow, not a failure: tool calls need a person. Thrown only after the pending rows are committed
+ * (with the suspension, when the loop wrote them), it unwinds the whole loop so the turn can return with
+ * nothing parked in memory. Deliberately not a `HoldfastError`: nothing may treat it as an error result
+ * (invariant 2).
  */
 export class ApprovalPending {
   readonly name = 'ApprovalPending';
 
-  constructor(readonly approval: Approval) {}
+  constructor(
+    /** Every request the turn now waits on, in call order; never empty. */
+    readonly approvals: readonly [Approval, ...Approval[]],
+    /** True when the turn's suspension committed with the rows; false when the runner still must write it. */
+    readonly suspended: boolean,
+  ) {}
+
+  get approval(): Approval {
+    return this.approvals[0];
+  }
 
   get requestId(): string {
     return this.approval.requestId;

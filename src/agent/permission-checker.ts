@@ -1,14 +1,17 @@
+import type { Approval } from '../store/records.js';
+import type { NewApproval } from '../store/store.js';
 import type { ToolPermission } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
 
 /** Asked by the tool runtime, and only by it, before every tool call. */
 export interface PermissionChecker {
   /**
-   * Decides the call at `site`. Returns at once when a rule, a grant or a stored decision settles it
-   * (invariant 4: on resume the stored decision comes back synchronously with no human in the loop);
-   * otherwise records a pending approval and throws `ApprovalPending`.
+   * Decides the call at `site` without creating anything: a rule, a grant or a stored decision settles
+   * it at once (invariant 4: on resume the stored decision comes back with no human and no model
+   * involved); otherwise the answer is the pending row to create. The caller writes every pending row of
+   * an assistant message in one commit with the suspension, so a person sees the whole plan at once.
    */
-  check(site: ToolCallSite, request: PermissionRequest): Promise<PermissionDecision>;
+  decide(site: ToolCallSite, request: PermissionRequest): Promise<PermissionVerdict>;
 }
 
 export interface PermissionRequest {
@@ -29,3 +32,10 @@ export type PermissionDecision =
       /** Told to the model as the tool result. */
       readonly reason: string;
     };
+
+export type PermissionVerdict =
+  | PermissionDecision
+  /** A person must decide: this is the row to create. */
+  | { readonly type: 'ask'; readonly approval: NewApproval }
+  /** A row for this call exists and nobody has decided it yet. */
+  | { readonly type: 'pending'; readonly approval: Approval };

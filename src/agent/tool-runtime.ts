@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
-import type { Store, ToolCallRef } from '../store/store.js';
+import type { Approval } from '../store/records.js';
+import type { NewApproval, Store, ToolCallRef } from '../store/store.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import { capText } from './cap-text.js';
-import type { ToolCall } from './chat-model.js';
+import type { ChatMessage, ToolCall } from './chat-model.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
@@ -17,10 +18,10 @@ export interface ToolRuntimeDeps {
   readonly store: Store;
   readonly permissions: PermissionChecker;
   readonly logger: Logger;
-  /** Waits between retries of a result that could not be saved; injectable so tests need no real time. */
-  readonly sleep?: (ms: number) => Promise<void>;
   /** Applied to every tool result before it is stored, and so before the model or anyone sees it. */
   readonly redact: (text: string) => string;
+  /** Waits between retries of a result that could not be saved; injectable so tests need no real time. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ToolBatch {
@@ -32,8 +33,15 @@ export interface ToolBatch {
   readonly signal: AbortSignal;
   /** Runs a nested agent for the delegating call `site`. */
   readonly runAgent: (request: NestedAgentRequest, site: ToolCallSite) => Promise<string>;
-  /** Results already in the transcript, by tool call id. */
-  readonly answered: ReadonlySet<string>;
+  /**
+   * Parks the whole turn: writes `message` (when it is not on disk yet) and every pending row in one
+   * commit with the suspension, then returns the rows as stored.
+   */
+  readonly suspend: (batch: {
+    readonly transcriptId: string;
+    readonly message?: ChatMessage;
+    readonly approvals: readonly NewApproval[];
+  }) => Promise<Approval[]>;
 }
 
 export const interruptedResult =
@@ -46,56 +54,129 @@ export const toolResultLimit = 64_000;
 /** A result that cannot be saved is retried this many times (a full disk, a lock held too long). */
 const resultRetryDelaysMs = [50, 250, 1_000, 3_000, 5_000];
 
+/** What is known about one call before anything of its batch runs. */
+type CallPlan =
+  /** Nothing to run: the answer is this text (no such tool, arguments that do not parse). */
+  | { readonly type: 'answer'; readonly call: ToolCall; readonly content: string }
+  | {
+      readonly type: 'run';
+      readonly call: ToolCall;
+      readonly tool: Tool;
+      readonly args: unknown;
+      readonly argsHash: string;
+      readonly decision: PermissionDecision;
+    }
+  | { readonly type: 'ask'; readonly call: ToolCall; readonly approval: NewApproval }
+  | { readonly type: 'pending'; readonly call: ToolCall; readonly approval: Approval };
+
 /**
- * Runs, in order, every call of one assistant message that has no result yet. Each result is persisted
- * the moment it exists (invariant 3), so when a later call suspends the earlier ones are already safe.
- * `ApprovalPending` passes through untouched (invariant 2).
+ * Runs the calls of one assistant message that have no result yet. Permission is decided for every call
+ * before any of them runs. If any needs a person, all of its pending rows are written in one commit with
+ * the suspension, so an approver sees the whole plan at once; the calls before the first of them that
+ * need nobody run first (their results then survive the suspension), and nothing after it runs until
+ * every request is decided. Each result is persisted the moment it exists (invariant 3). `message` is the
+ * assistant message when it is not on disk yet (a fresh reply); invariant 1 holds either way: it is
+ * written before any call runs, with the pending rows when nothing runs first. `ApprovalPending` passes
+ * through untouched (invariant 2).
  */
-export async function executePendingCalls(
+export async function runToolBatch(
   calls: readonly ToolCall[],
   batch: ToolBatch,
   deps: ToolRuntimeDeps,
-) {
-  for (const call of calls) {
-    if (batch.answered.has(call.id)) continue;
-    await executeCall(call, batch, deps);
+  options: {
+    readonly message?: ChatMessage;
+    /** Each message as it is committed, so the caller's copy of the transcript stays current. */
+    readonly onStored: (message: ChatMessage) => void;
+  },
+): Promise<void> {
+  const plans: CallPlan[] = [];
+  for (const call of calls) plans.push(await planCall(call, batch, deps));
+  const pending = plans.flatMap((plan) => (plan.type === 'pending' ? [plan.approval] : []));
+  if (pending.length > 0) throw new ApprovalPending(nonEmpty(pending), false);
+  const firstAsk = plans.findIndex((plan) => plan.type === 'ask');
+  const runFirst = firstAsk === -1 ? plans : plans.slice(0, firstAsk);
+  let message = options.message;
+  if (message && (runFirst.length > 0 || firstAsk === -1)) {
+    // Invariant 1: the assistant message and its calls are on disk before any of them runs.
+    await deps.store.transcript.append(batch.site.fence, batch.site.transcriptId, message);
+    options.onStored(message);
+    message = undefined;
   }
+  for (const plan of runFirst) {
+    const content = await runPlan(plan, batch, deps);
+    if (content === undefined) continue;
+    const stored = await recordResult(deps, batch, plan.call.id, content);
+    if (stored) options.onStored(stored);
+  }
+  if (firstAsk === -1) return;
+  const asks = plans.flatMap((plan) => (plan.type === 'ask' ? [plan.approval] : []));
+  const approvals = await batch.suspend({ transcriptId: batch.site.transcriptId, message, approvals: asks });
+  if (message) options.onStored(message);
+  throw new ApprovalPending(nonEmpty(approvals), true);
 }
 
-async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<void> {
-  const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
-  const ref: ToolCallRef = {
-    conversationId: site.conversationId,
-    transcriptId: site.transcriptId,
-    turnId: site.turnId,
-    toolCallId: call.id,
-  };
-  // Invariant 9: a secret a tool printed never reaches the transcript, the model or the thread.
-  const record = (content: string) => recordResult(deps, site, ref, deps.redact(content));
+function nonEmpty(approvals: readonly Approval[]): [Approval, ...Approval[]] {
+  const [first, ...rest] = approvals;
+  if (!first) throw new Error('a suspension needs at least one approval');
+  return [first, ...rest];
+}
 
+async function planCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<CallPlan> {
   const tool = batch.tools.get(call.name);
   if (!tool) {
     const available = [...batch.tools.keys()].join(', ') || 'none';
-    await record(`Error: there is no tool named "${call.name}". Available tools: ${available}.`);
-    return;
+    return {
+      type: 'answer',
+      call,
+      content: `Error: there is no tool named "${call.name}". Available tools: ${available}.`,
+    };
   }
   let input: unknown;
   try {
     input = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    await record(
-      `Error: the arguments for ${call.name} are not valid JSON (${describeError(error)}). Send a JSON object.`,
-    );
-    return;
+    return {
+      type: 'answer',
+      call,
+      content: `Error: the arguments for ${call.name} are not valid JSON (${describeError(error)}). Send a JSON object.`,
+    };
   }
   const parsed = tool.parse(input);
   if (!parsed.success) {
-    await record(
-      `Error: invalid arguments for ${call.name}:\n${parsed.error}\nFix the arguments and call it again.`,
-    );
-    return;
+    return {
+      type: 'answer',
+      call,
+      content: `Error: invalid arguments for ${call.name}:\n${parsed.error}\nFix the arguments and call it again.`,
+    };
   }
   const args = parsed.data;
+  // Hashed once per call: the approval row, the ledger and the check on resume all compare this value.
+  const argsHash = hashArguments(call.arguments);
+  const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
+  const verdict = await deps.permissions.decide(site, {
+    toolName: tool.name,
+    args,
+    argsHash,
+    toolPermission: await tool.permission(args, toolContext(site, tool, batch, deps)),
+  });
+  switch (verdict.type) {
+    case 'ask':
+      return { type: 'ask', call, approval: verdict.approval };
+    case 'pending':
+      return { type: 'pending', call, approval: verdict.approval };
+    case 'allowed':
+    case 'denied':
+      return { type: 'run', call, tool, args, argsHash, decision: verdict };
+  }
+}
+
+/** Runs one planned call; returns its result, or undefined when it has none to record. */
+async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<string | undefined> {
+  if (plan.type === 'answer') return plan.content;
+  if (plan.type !== 'run') return undefined;
+  const { call, tool, args, argsHash, decision } = plan;
+  if (decision.type === 'denied') return `Not run: ${decision.reason}`;
+  const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   if (!batch.budget.chargeToolCall()) {
     await deps.store.audit.record({
       actor: 'holdfast',
@@ -108,51 +189,31 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
         limit: batch.budget.limits.toolCalls,
       },
     });
-    await record(
+    return (
       `Not run: this request has used its budget of ${batch.budget.limits.toolCalls} tool calls. ` +
-        'Answer with what you have, and tell the user the request was too large to finish.',
+      'Answer with what you have, and tell the user the request was too large to finish.'
     );
-    return;
   }
-  const argsHash = hashArguments(call.arguments);
-  const logger = deps.logger.child({ tool: call.name, toolCallId: call.id });
-  const context: ToolContext = {
-    transcriptId: site.transcriptId,
-    turnId: site.turnId,
-    toolCallId: call.id,
-    requestedBy: site.requestedBy,
-    kv: batch.kv,
-    signal: batch.signal,
-    logger,
-    runAgent: (request) => batch.runAgent(request, site),
-  };
-
-  // May throw ApprovalPending: deliberately no try/catch around the check.
-  const decision = await deps.permissions.check(site, {
+  const start = await deps.store.transcript.startTool(site.fence, {
+    ...refOf(site),
     toolName: tool.name,
-    args,
     argsHash,
-    toolPermission: await tool.permission(args, context),
   });
-  if (decision.type === 'denied') {
-    await record(deniedResult(decision));
-    return;
-  }
-  const start = await deps.store.transcript.startTool(site.fence, { ...ref, toolName: tool.name, argsHash });
   if (start.type === 'previously-started' && !tool.idempotent) {
-    logger.warn('tool was started before a crash and is not idempotent; not running it again');
+    deps.logger.warn(
+      { tool: tool.name, toolCallId: call.id },
+      'tool was started before a crash and is not idempotent; not running it again',
+    );
     await deps.store.audit.record({
       actor: 'holdfast',
       kind: 'tool.interrupted',
       conversationId: site.conversationId,
       data: { tool: tool.name, toolCallId: call.id, startedAt: start.startedAt },
     });
-    await record(interruptedResult);
-    return;
+    return interruptedResult;
   }
-  let output: string;
   try {
-    output = await tool.execute(args, context);
+    return await tool.execute(args, toolContext(site, tool, batch, deps));
   } catch (error) {
     // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
     if (error instanceof ApprovalPending) throw error;
@@ -163,47 +224,64 @@ async function executeCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDe
         conversationId: site.conversationId,
         data: { tool: tool.name, toolCallId: call.id, reason: error.message },
       });
-      output = error.message;
-    } else {
-      logger.info({ err: error }, 'tool failed');
-      output = `Error: ${tool.name} failed: ${describeError(error)}`;
+      return error.message;
     }
+    deps.logger.info({ err: error, tool: tool.name, toolCallId: call.id }, 'tool failed');
+    return `Error: ${tool.name} failed: ${describeError(error)}`;
   }
-  // Invariant 3: persisted now, before the next sibling can suspend the turn.
-  await record(output);
+}
+
+function toolContext(site: ToolCallSite, tool: Tool, batch: ToolBatch, deps: ToolRuntimeDeps): ToolContext {
+  let logger: Logger | undefined;
+  return {
+    transcriptId: site.transcriptId,
+    turnId: site.turnId,
+    toolCallId: site.toolCallId,
+    requestedBy: site.requestedBy,
+    kv: batch.kv,
+    signal: batch.signal,
+    // Built only when a tool logs: most calls never do, and a child logger per call shows in profiles.
+    get logger() {
+      logger ??= deps.logger.child({ tool: tool.name, toolCallId: site.toolCallId });
+      return logger;
+    },
+    runAgent: (request) => batch.runAgent(request, site),
+  };
+}
+
+function refOf(site: ToolCallSite): ToolCallRef {
+  return {
+    conversationId: site.conversationId,
+    transcriptId: site.transcriptId,
+    turnId: site.turnId,
+    toolCallId: site.toolCallId,
+  };
 }
 
 /**
- * The result exists only in memory until this commits, and the tool will not run again: a storage fault
- * (full disk, a lock held too long) is worth waiting out for a few seconds before the turn gives up.
+ * Invariant 3: the result is persisted now, before the next sibling can suspend the turn; invariant 9: a
+ * secret a tool printed never reaches the transcript, the model or the thread. The result exists only in
+ * memory until this commits and the tool will not run again, so a storage fault (full disk, a lock held
+ * too long) is worth waiting out for a few seconds before the turn gives up.
  */
 async function recordResult(
   deps: ToolRuntimeDeps,
-  site: ToolCallSite,
-  ref: ToolCallRef,
-  content: string,
-): Promise<void> {
+  batch: ToolBatch,
+  toolCallId: string,
+  output: string,
+): Promise<ChatMessage | undefined> {
+  const site: ToolCallSite = { ...batch.site, toolCallId };
+  const content = capText(deps.redact(output), toolResultLimit, 'the tool');
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 0; ; attempt += 1) {
     try {
-      await deps.store.transcript.recordToolResult(
-        site.fence,
-        ref,
-        capText(content, toolResultLimit, 'the tool'),
-      );
-      return;
+      const recorded = await deps.store.transcript.recordToolResult(site.fence, refOf(site), content);
+      return recorded ? { role: 'tool', toolCallId, content } : undefined;
     } catch (error) {
       const delay = resultRetryDelaysMs[attempt];
       if (!isStoreFault(error) || delay === undefined) throw error;
-      deps.logger.warn(
-        { err: error, toolCallId: ref.toolCallId, attempt },
-        'could not save a tool result; retrying',
-      );
+      deps.logger.warn({ err: error, toolCallId, attempt }, 'could not save a tool result; retrying');
       await sleep(delay);
     }
   }
-}
-
-function deniedResult(decision: Extract<PermissionDecision, { type: 'denied' }>): string {
-  return `Not run: ${decision.reason}`;
 }

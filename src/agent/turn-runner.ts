@@ -16,7 +16,13 @@ import { TurnLease } from './turn-lease.js';
 
 export type TurnOutcome =
   | { readonly type: 'completed'; readonly turn: Turn; readonly answer: string }
-  | { readonly type: 'awaiting-approval'; readonly turn: Turn; readonly approval: Approval }
+  | {
+      readonly type: 'awaiting-approval';
+      readonly turn: Turn;
+      /** The first request of the batch the turn waits on. */
+      readonly approval: Approval;
+      readonly approvals: readonly Approval[];
+    }
   | { readonly type: 'failed'; readonly turn: Turn; readonly error: { code: string; message: string } }
   /** Nothing to do here: another process holds it, it waits on approvals or an earlier turn, or it ended. */
   | { readonly type: 'not-claimed'; readonly turnId: string; readonly reason: string }
@@ -44,7 +50,11 @@ export interface TurnRunnerOptions {
   readonly maxSteps?: number;
   /** What one turn may spend across itself and its nested agents. */
   readonly budget?: BudgetLimits;
+  /** Tokens a model call may carry (see `contextBudgetFor`). */
+  readonly contextTokens?: number;
 }
+
+export const defaultContextTokens = 24_000;
 
 export const defaultLeaseMs = 15_000;
 
@@ -138,6 +148,16 @@ export class TurnRunner {
       await store.transcript.turnUsage(turn.id),
     );
     log.debug('turn claimed');
+    const cardsFor = (approvals: readonly Approval[]): NewOutboxEntry[] =>
+      approvals
+        .filter((approval) => approval.decision === null)
+        .map((approval) => ({
+          key: outboxKeys.card(approval.requestId),
+          conversationId: turn.conversationId,
+          turnId: turn.id,
+          requestId: approval.requestId,
+          message: { type: 'approval-card', requestId: approval.requestId },
+        }));
     try {
       const result = await runAgentLoop(
         {
@@ -153,6 +173,10 @@ export class TurnRunner {
           kv,
           maxSteps: this.#options.maxSteps,
           budget,
+          contextTokens: this.#options.contextTokens ?? defaultContextTokens,
+          // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
+          suspend: (batch) =>
+            store.turns.suspend(fence, kv.snapshot(), this.#effects([]), { ...batch, outboxFor: cardsFor }),
           signal,
         },
         {
@@ -178,7 +202,7 @@ export class TurnRunner {
       return { type: 'completed', turn: await this.#reload(turn), answer: result.content };
     } catch (error) {
       // Invariant 2: the one place ApprovalPending is caught, before any broad handling below.
-      if (error instanceof ApprovalPending) return this.#suspend(claim, error, kv, log);
+      if (error instanceof ApprovalPending) return this.#suspended(claim, error, kv, cardsFor, log);
       const stopped = signal.aborted ? signal.reason : undefined;
       if (error instanceof LeaseLostError || stopped instanceof LeaseLostError) {
         // Another process owns the turn now; this one writes nothing more for it (invariant 6).
@@ -195,31 +219,38 @@ export class TurnRunner {
     }
   }
 
-  async #suspend(
+  /** The turn waits on people. Usually its suspension is already committed with the rows it waits on. */
+  async #suspended(
     claim: ClaimedTurn,
     pending: ApprovalPending,
     kv: KeyValueState,
+    cardsFor: (approvals: readonly Approval[]) => NewOutboxEntry[],
     log: Logger,
   ): Promise<TurnOutcome> {
     const { store } = this.#options;
     const { turn, fence } = claim;
-    const waiting = (await store.approvals.forTurn(turn.id)).filter((approval) => approval.decision === null);
-    // The cards commit with the suspension: nobody sees a card for a turn that is still running.
-    const cards: NewOutboxEntry[] = waiting.map((approval) => ({
-      key: outboxKeys.card(approval.requestId),
-      conversationId: turn.conversationId,
-      turnId: turn.id,
-      requestId: approval.requestId,
-      message: { type: 'approval-card', requestId: approval.requestId },
-    }));
-    try {
-      await store.turns.suspend(fence, kv.snapshot(), this.#effects(cards));
-    } catch (error) {
-      if (error instanceof LeaseLostError) return { type: 'interrupted', turn, reason: 'lease lost' };
-      throw error;
+    if (!pending.suspended) {
+      // Rows written before (a crash, or an older release) and still undecided: park on them again.
+      try {
+        await store.turns.suspend(fence, kv.snapshot(), this.#effects(cardsFor(pending.approvals)));
+      } catch (error) {
+        if (error instanceof LeaseLostError) return { type: 'interrupted', turn, reason: 'lease lost' };
+        throw error;
+      }
     }
-    log.info({ requestId: pending.requestId, tool: pending.approval.toolName }, 'turn awaiting approval');
-    return { type: 'awaiting-approval', turn: await this.#reload(turn), approval: pending.approval };
+    log.info(
+      {
+        requestIds: pending.approvals.map((approval) => approval.requestId),
+        tool: pending.approval.toolName,
+      },
+      'turn awaiting approval',
+    );
+    return {
+      type: 'awaiting-approval',
+      turn: await this.#reload(turn),
+      approval: pending.approval,
+      approvals: pending.approvals,
+    };
   }
 
   async #fail(claim: ClaimedTurn, error: unknown, log: Logger): Promise<TurnOutcome> {
@@ -263,8 +294,8 @@ export class TurnRunner {
    */
   async #closeDanglingCalls(turn: Turn, fence: Fence, code: string): Promise<void> {
     const { store } = this.#options;
-    const open = unansweredCalls(await store.transcript.messages(turn.conversationId));
-    for (const call of open.calls) {
+    const stored = await store.transcript.messages(turn.conversationId);
+    for (const call of unansweredCalls(stored.map((row) => row.message))) {
       const approval = await store.approvals.forCall(turn.conversationId, call.id);
       if (approval && approval.decision === null) continue;
       await store.transcript.recordToolResult(

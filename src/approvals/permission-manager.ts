@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import { ApprovalPending } from '../agent/approval-pending.js';
-import type {
-  PermissionChecker,
-  PermissionDecision,
-  PermissionRequest,
-} from '../agent/permission-checker.js';
+import type { PermissionChecker, PermissionRequest, PermissionVerdict } from '../agent/permission-checker.js';
 import type { ToolCallSite } from '../agent/tool-call-site.js';
 import type { Approval } from '../store/records.js';
 import type { Store } from '../store/store.js';
@@ -32,9 +27,9 @@ export function newApprovalRequestId(): string {
 
 /**
  * The permission manager. Its single caller is the tool runtime, which hands it the call's site, so the
- * row is keyed by the right (transcript, tool_call_id) and written under the turn's fence.
+ * row is keyed by the right (transcript, tool_call_id).
  * Order: deny rules → auto-approve-all → always-allow grant → allow rules (and the tool's own allow) →
- * stored decision for this call → new pending row + ApprovalPending.
+ * stored decision for this call → a new pending row to create.
  */
 export function createPermissionManager(options: PermissionManagerOptions): PermissionChecker {
   const { store, policy, logger } = options;
@@ -43,7 +38,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
   const defaultExpiryMs = options.defaultExpiryMs ?? defaultApprovalExpiryMs;
 
   return {
-    async check(call: ToolCallSite, request: PermissionRequest): Promise<PermissionDecision> {
+    async decide(call: ToolCallSite, request: PermissionRequest): Promise<PermissionVerdict> {
       const args = isRecord(request.args) ? request.args : {};
       const rule = matchRules(policy.rules, { toolName: request.toolName, args });
 
@@ -63,7 +58,13 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
         conversationId: call.conversationId,
         channelId: call.channelId,
       });
-      if (grant) return { type: 'allowed', source: 'grant', by: grant.createdBy };
+      if (grant) {
+        logger.info(
+          { tool: request.toolName, toolCallId: call.toolCallId, grantId: grant.id },
+          'allowed by a grant',
+        );
+        return { type: 'allowed', source: 'grant', by: grant.createdBy };
+      }
       if (rule.type === 'allow') return { type: 'allowed', source: 'policy' };
       if (rule.type === 'none' && request.toolPermission.type === 'allow')
         return { type: 'allowed', source: 'tool' };
@@ -76,32 +77,31 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
         request.toolPermission.type === 'ask'
           ? request.toolPermission
           : { type: 'ask' as const, permissionType: request.toolName, summary: `run ${request.toolName}` };
-      const created = await store.approvals.create(call.fence, {
-        requestId: newRequestId(),
-        conversationId: call.conversationId,
-        transcriptId: call.transcriptId,
-        turnId: call.turnId,
-        toolCallId: call.toolCallId,
-        toolName: request.toolName,
-        permissionType: permission.permissionType,
-        summary: permission.summary,
-        arguments: request.args,
-        argsHash: request.argsHash,
-        reason: permission.reason ?? null,
-        requestedBy: call.requestedBy,
-        requiredApprovals: quorumFor(policy, request.toolName, permission.permissionType),
-        expiresAt:
-          now() + (expiryFor(policy, request.toolName, permission.permissionType) ?? defaultExpiryMs),
-      });
-      if (created.type === 'exists') return decisionFrom(created.approval, request);
-      logger.info({ requestId: created.approval.requestId, tool: request.toolName }, 'approval requested');
-      // Thrown only now that the row is committed: a crash from here on loses nothing.
-      throw new ApprovalPending(created.approval);
+      return {
+        type: 'ask',
+        approval: {
+          requestId: newRequestId(),
+          conversationId: call.conversationId,
+          transcriptId: call.transcriptId,
+          turnId: call.turnId,
+          toolCallId: call.toolCallId,
+          toolName: request.toolName,
+          permissionType: permission.permissionType,
+          summary: permission.summary,
+          arguments: request.args,
+          argsHash: request.argsHash,
+          reason: permission.reason ?? null,
+          requestedBy: call.requestedBy,
+          requiredApprovals: quorumFor(policy, request.toolName, permission.permissionType),
+          expiresAt:
+            now() + (expiryFor(policy, request.toolName, permission.permissionType) ?? defaultExpiryMs),
+        },
+      };
     },
   };
 }
 
-function decisionFrom(approval: Approval, request: PermissionRequest): PermissionDecision {
+function decisionFrom(approval: Approval, request: PermissionRequest): PermissionVerdict {
   // The card shows the row's arguments, so they must match the call as well as its hash does.
   if (approval.argsHash !== request.argsHash || !sameStoredArguments(approval.arguments, request.args)) {
     return {
@@ -112,7 +112,7 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
   }
   switch (approval.decision) {
     case null:
-      throw new ApprovalPending(approval);
+      return { type: 'pending', approval };
     case 'allowed':
       return { type: 'allowed', source: 'approval', by: approval.decidedBy ?? undefined };
     case 'denied':

@@ -4,9 +4,7 @@ import { newTurn, thread } from '../../test/support/store-rows.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { createTestClock } from '../../test/support/test-clock.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
-import { ApprovalPending } from '../agent/approval-pending.js';
 import { hashArguments } from '../agent/hash-arguments.js';
-import type { PermissionDecision } from '../agent/permission-checker.js';
 import type { ToolPermission } from '../agent/tool.js';
 import { conversationId } from '../store/conversation-id.js';
 import { createPermissionManager } from './permission-manager.js';
@@ -218,40 +216,34 @@ describe('policy decisions', () => {
       now: clock.now,
     });
     const argsJson = JSON.stringify(row.args);
-    const outcome = await manager
-      .check(
-        {
-          conversationId: conversation,
-          channelId: turn.channelId,
-          transcriptId: conversation,
-          turnId: turn.turnId,
-          toolCallId: 'call_1',
-          requestedBy: turn.requestedBy,
-          fence,
-        },
-        {
-          toolName: row.tool,
-          args: row.args,
-          argsHash: hashArguments(argsJson),
-          toolPermission: row.toolSays ?? ask,
-        },
-      )
-      .then(
-        (decision: PermissionDecision) => decision,
-        (error: unknown) => {
-          if (error instanceof ApprovalPending) return 'asks' as const;
-          throw error;
-        },
-      );
+    const verdict = await manager.decide(
+      {
+        conversationId: conversation,
+        channelId: turn.channelId,
+        transcriptId: conversation,
+        turnId: turn.turnId,
+        toolCallId: 'call_1',
+        requestedBy: turn.requestedBy,
+        fence,
+      },
+      {
+        toolName: row.tool,
+        args: row.args,
+        argsHash: hashArguments(argsJson),
+        toolPermission: row.toolSays ?? ask,
+      },
+    );
 
-    const pending = await store.approvals.pending();
+    // Deciding writes no pending row: the tool runtime writes a batch's rows with the suspension.
+    expect(await store.approvals.pending()).toHaveLength(0);
     if (row.expected === 'asks') {
-      expect(outcome).toBe('asks');
-      expect(pending).toHaveLength(1);
-      expect(pending[0]).toMatchObject({ toolName: row.tool, toolCallId: 'call_1', decision: null });
+      expect(verdict).toMatchObject({
+        type: 'ask',
+        approval: { toolName: row.tool, toolCallId: 'call_1', transcriptId: conversation },
+      });
       return;
     }
-    expect(pending).toHaveLength(0);
+    const outcome = verdict;
     expect(outcome).toMatchObject({ type: row.expected });
     if (row.source) expect(outcome).toMatchObject({ source: row.source });
     if (row.expected === 'denied' && row.source === 'policy') {

@@ -122,10 +122,12 @@ export interface TurnStore {
   /** Ends a running turn: answer in the transcript, kv saved on the conversation, status completed. */
   complete(fence: Fence, result: { answer: string; kv: KvSnapshot }, effects?: Effects): Promise<void>;
   /**
-   * Parks the turn: kv snapshot on its newest pending approval, status awaiting_approval, lease released.
-   * The cards go out in the same commit, so nobody can see a card for a turn that is still running.
+   * Parks the turn: kv snapshot on its newest approval, status awaiting_approval, lease released. With a
+   * batch, the assistant message and every pending row of its calls are written in the same commit
+   * (invariant 1 holds: nothing of the batch has run). The cards go out in the same commit too, so nobody
+   * sees a card for a turn that is still running. Returns the batch's approvals as stored.
    */
-  suspend(fence: Fence, kv: KvSnapshot, effects?: Effects): Promise<void>;
+  suspend(fence: Fence, kv: KvSnapshot, effects?: Effects, batch?: SuspendBatch): Promise<Approval[]>;
   /** Ends the turn as failed; with no fence, whatever state it is in (an operator's or a sweep's call). */
   fail(
     target: Fence | { turnId: string },
@@ -140,6 +142,16 @@ export interface TurnStore {
   recoverable(): Promise<RecoverableTurns>;
   /** kv to restore when resuming: the snapshot stored with the turn's latest approval. */
   resumeKv(turnId: string): Promise<KvSnapshot | undefined>;
+}
+
+/** An assistant message whose calls need people: written whole, with its pending rows, when it suspends. */
+export interface SuspendBatch {
+  readonly transcriptId: string;
+  /** The assistant message, when it is not on disk yet (a fresh reply). */
+  readonly message?: ChatMessage;
+  readonly approvals: readonly NewApproval[];
+  /** What the stored rows cause people to see (their cards), written in the same commit. */
+  readonly outboxFor?: (approvals: readonly Approval[]) => readonly NewOutboxEntry[];
 }
 
 export interface RecoverableTurns {
@@ -157,6 +169,12 @@ export type ToolStartResult =
 export interface TranscriptStore {
   /** The transcript in order, as the model will see it. */
   messages(transcriptId: string): Promise<StoredMessage[]>;
+  /**
+   * The newest part of a transcript, in order: at least `maxChars` of content (or all of it), starting at
+   * a user message so no exchange is cut, and always the last message. What a turn reads once, so its
+   * cost follows what the model can be sent, not the thread's length.
+   */
+  recent(transcriptId: string, options: { maxChars: number }): Promise<ChatMessage[]>;
   append(fence: Fence, transcriptId: string, message: ChatMessage): Promise<StoredMessage>;
   /** Marks a call as running; the ledger that keeps side effects at most once across crashes. */
   startTool(

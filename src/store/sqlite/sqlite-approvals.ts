@@ -21,7 +21,7 @@ import {
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareTurnClaim } from './sqlite-turns.js';
 
-interface ApprovalRow {
+export interface ApprovalRow {
   request_id: string;
   conversation_id: string;
   transcript_id: string;
@@ -45,18 +45,8 @@ interface ApprovalRow {
 
 const detailsSchema = z.object({ arguments: z.unknown() });
 
-export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
-  const { db, now } = context;
-  const claimTurn = prepareTurnClaim(context);
-  const checkFence = prepareFenceCheck(context);
-  const writeOutbox = prepareOutboxWriter(context);
-  const cardsOf = db.prepare<[string], { channel: string; ts: string }>(
-    'SELECT channel, ts FROM approval_cards WHERE request_id = ? ORDER BY posted_at, rowid',
-  );
-  const insertCard = db.prepare(
-    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
-     ON CONFLICT (channel, ts) DO NOTHING`,
-  );
+/** Reading approval rows as records: the row, its votes and its cards. */
+export function prepareApprovalRows({ db }: SqliteContext) {
   const byId = db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE request_id = ?');
   const byCall = db.prepare<[string, string], ApprovalRow>(
     'SELECT * FROM approvals WHERE transcript_id = ? AND tool_call_id = ?',
@@ -64,6 +54,44 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const votesFor = db.prepare<[string], { user_id: string }>(
     'SELECT user_id FROM approval_votes WHERE request_id = ? ORDER BY at, rowid',
   );
+  const cardsOf = db.prepare<[string], { channel: string; ts: string }>(
+    'SELECT channel, ts FROM approval_cards WHERE request_id = ? ORDER BY posted_at, rowid',
+  );
+  const toApproval = (row: ApprovalRow): Approval => ({
+    requestId: row.request_id,
+    conversationId: row.conversation_id,
+    transcriptId: row.transcript_id,
+    toolCallId: row.tool_call_id,
+    turnId: row.turn_id,
+    toolName: row.tool_name,
+    permissionType: row.permission_type,
+    summary: row.summary,
+    arguments: parseJsonColumn(detailsSchema, row.details_json, { table: 'approvals', key: row.request_id })
+      .arguments,
+    argsHash: row.args_hash,
+    reason: row.reason,
+    requestedBy: row.requested_by,
+    requiredApprovals: row.required_approvals,
+    approvedBy: votesFor.all(row.request_id).map((v) => v.user_id),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    resolvedAt: row.resolved_at,
+    decision: row.decision,
+    decidedBy: row.decided_by,
+    always: row.always_allow === 1,
+    cards: cardsOf.all(row.request_id),
+  });
+  return { byId, byCall, toApproval };
+}
+
+/**
+ * Creates a pending row inside a caller's transaction (the approval store's own `create`, or a turn's
+ * suspension, which writes every pending row of an assistant message with it). An existing row for the
+ * same call is returned untouched.
+ */
+export function prepareApprovalCreate(context: SqliteContext) {
+  const { db } = context;
+  const { byId, byCall, toApproval } = prepareApprovalRows(context);
   const insert = db.prepare(
     `INSERT INTO approvals (request_id, conversation_id, transcript_id, tool_call_id, turn_id, tool_name,
        permission_type, summary, details_json, args_hash, reason, requested_by, required_approvals, created_at,
@@ -71,6 +99,48 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
      VALUES (@requestId, @conversationId, @transcriptId, @toolCallId, @turnId, @toolName, @permissionType,
        @summary, @details, @argsHash, @reason, @requestedBy, @requiredApprovals, @now, @expiresAt)
      ON CONFLICT (transcript_id, tool_call_id) DO NOTHING`,
+  );
+  const audit = db.prepare(
+    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
+     VALUES (@at, @actor, 'approval.requested', @approvalId, @conversationId, @data)`,
+  );
+  return (approval: NewApproval, at: number): CreateApprovalResult => {
+    const result = insert.run({
+      ...approval,
+      details: JSON.stringify({ arguments: approval.arguments }),
+      now: at,
+    });
+    if (result.changes === 0) {
+      const existing = byCall.get(approval.transcriptId, approval.toolCallId);
+      if (!existing) throw new Error('approval conflict without a row');
+      return { type: 'exists', approval: toApproval(existing) };
+    }
+    audit.run({
+      at,
+      actor: approval.requestedBy,
+      approvalId: approval.requestId,
+      conversationId: approval.conversationId,
+      data: JSON.stringify({ tool: approval.toolName, summary: approval.summary }),
+    });
+    const row = byId.get(approval.requestId);
+    if (!row) throw new Error('created approval vanished inside its own transaction');
+    return { type: 'created', approval: toApproval(row) };
+  };
+}
+
+export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
+  const { db, now } = context;
+  const claimTurn = prepareTurnClaim(context);
+  const checkFence = prepareFenceCheck(context);
+  const writeOutbox = prepareOutboxWriter(context);
+  const createInside = prepareApprovalCreate(context);
+  const { byId, byCall, toApproval } = prepareApprovalRows(context);
+  const insertCard = db.prepare(
+    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
+     ON CONFLICT (channel, ts) DO NOTHING`,
+  );
+  const votesFor = db.prepare<[string], { user_id: string }>(
+    'SELECT user_id FROM approval_votes WHERE request_id = ? ORDER BY at, rowid',
   );
   const audit = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
@@ -112,31 +182,6 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
     'SELECT * FROM approvals WHERE turn_id = ? ORDER BY created_at',
   );
 
-  const toApproval = (row: ApprovalRow): Approval => ({
-    requestId: row.request_id,
-    conversationId: row.conversation_id,
-    transcriptId: row.transcript_id,
-    toolCallId: row.tool_call_id,
-    turnId: row.turn_id,
-    toolName: row.tool_name,
-    permissionType: row.permission_type,
-    summary: row.summary,
-    arguments: parseJsonColumn(detailsSchema, row.details_json, { table: 'approvals', key: row.request_id })
-      .arguments,
-    argsHash: row.args_hash,
-    reason: row.reason,
-    requestedBy: row.requested_by,
-    requiredApprovals: row.required_approvals,
-    approvedBy: votesFor.all(row.request_id).map((v) => v.user_id),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    resolvedAt: row.resolved_at,
-    decision: row.decision,
-    decidedBy: row.decided_by,
-    always: row.always_allow === 1,
-    cards: cardsOf.all(row.request_id),
-  });
-
   // Every card of the request is rewritten once per state it reaches (a vote, the decision, expiry).
   const rewriteCards = (row: ApprovalRow, state: string, at: number, deliverAs?: Lease) =>
     writeOutbox(
@@ -171,21 +216,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
 
   const create = writeTransaction(db, (fence: Fence, approval: NewApproval): CreateApprovalResult => {
     checkFence(fence);
-    const at = now();
-    const result = insert.run({
-      ...approval,
-      details: JSON.stringify({ arguments: approval.arguments }),
-      now: at,
-    });
-    if (result.changes === 0) {
-      const existing = byCall.get(approval.transcriptId, approval.toolCallId);
-      if (!existing) throw new Error('approval conflict without a row');
-      return { type: 'exists', approval: toApproval(existing) };
-    }
-    const row = byId.get(approval.requestId);
-    if (!row) throw new Error('created approval vanished inside its own transaction');
-    record(row, approval.requestedBy, 'approval.requested', { summary: approval.summary }, at);
-    return { type: 'created', approval: toApproval(row) };
+    return createInside(approval, now());
   });
 
   const expire = (row: ApprovalRow, at: number, deliverAs?: Lease): boolean => {

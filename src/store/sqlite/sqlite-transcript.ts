@@ -52,18 +52,46 @@ export function rootConversationOf(transcriptId: string): string {
   return nested === -1 ? transcriptId : transcriptId.slice(0, nested);
 }
 
+/** Appends a message inside a caller's transaction; returns it as stored. */
+export function prepareMessageAppend({ db }: SqliteContext) {
+  const insert = db.prepare(
+    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_calls_json, tool_call_id,
+       created_at)
+     VALUES (@conversationId, @transcriptId, @turnId, @role, @content, @toolCalls, @toolCallId, @now)`,
+  );
+  return (turnId: string, transcriptId: string, message: ChatMessage, at: number): StoredMessage => {
+    const info = insert.run({
+      conversationId: rootConversationOf(transcriptId),
+      transcriptId,
+      turnId,
+      role: message.role,
+      content: message.content,
+      toolCalls:
+        message.role === 'assistant' && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
+      toolCallId: message.role === 'tool' ? message.toolCallId : null,
+      now: at,
+    });
+    return { seq: Number(info.lastInsertRowid), transcriptId, turnId, message };
+  };
+}
+
+const recentPageSize = 100;
+
 export function createSqliteTranscript(context: SqliteContext): TranscriptStore {
   const { db, now } = context;
   const checkFence = prepareFenceCheck(context);
   const select = db.prepare<[string], MessageRow>(
     'SELECT * FROM messages WHERE transcript_id = ? ORDER BY seq',
   );
+  // Newest first, a page at a time (messages_by_transcript): the read stops once it has enough.
+  const newestPage = db.prepare<[string, number, number], MessageRow>(
+    'SELECT * FROM messages WHERE transcript_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+  );
   const insert = db.prepare(
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_calls_json, tool_call_id,
        created_at)
      VALUES (@conversationId, @transcriptId, @turnId, @role, @content, @toolCalls, @toolCallId, @now)`,
   );
-  const bySeq = db.prepare<[number | bigint], MessageRow>('SELECT * FROM messages WHERE seq = ?');
   const resultExists = db.prepare<[string, string], { seq: number }>(
     'SELECT seq FROM messages WHERE transcript_id = ? AND tool_call_id = ?',
   );
@@ -88,22 +116,10 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     `SELECT role, count(*) AS n FROM messages WHERE turn_id = ? AND role IN ('assistant', 'tool') GROUP BY role`,
   );
 
+  const appendInside = prepareMessageAppend(context);
   const append = writeTransaction(db, (fence: Fence, transcriptId: string, message: ChatMessage) => {
     checkFence(fence);
-    const info = insert.run({
-      conversationId: rootConversationOf(transcriptId),
-      transcriptId,
-      turnId: fence.turnId,
-      role: message.role,
-      content: message.content,
-      toolCalls:
-        message.role === 'assistant' && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
-      toolCallId: message.role === 'tool' ? message.toolCallId : null,
-      now: now(),
-    });
-    const row = bySeq.get(info.lastInsertRowid);
-    if (!row) throw new Error('appended message vanished inside its own transaction');
-    return toStored(row);
+    return appendInside(fence.turnId, transcriptId, message, now());
   });
 
   const startTool = writeTransaction(
@@ -147,6 +163,22 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
       const rows = usage.all(turnId);
       const count = (role: string) => rows.find((row) => row.role === role)?.n ?? 0;
       return { modelCalls: count('assistant'), toolCalls: count('tool') };
+    },
+    async recent(transcriptId, { maxChars }) {
+      const newestFirst: MessageRow[] = [];
+      let chars = 0;
+      let before = Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const page = newestPage.all(transcriptId, before, recentPageSize);
+        for (const row of page) {
+          newestFirst.push(row);
+          chars += (row.content?.length ?? 0) + (row.tool_calls_json?.length ?? 0);
+          // Enough once the budget is met at an exchange's start: a user message.
+          if (chars >= maxChars && row.role === 'user') return newestFirst.reverse().map(toMessage);
+        }
+        if (page.length < recentPageSize) return newestFirst.reverse().map(toMessage);
+        before = (page.at(-1) as MessageRow).seq;
+      }
     },
     async finalAnswer(turnId) {
       return lastAnswer.get(turnId)?.content ?? undefined;

@@ -1,6 +1,6 @@
 import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
-import type { Conversation, Turn, TurnStatus } from '../records.js';
+import type { Approval, Conversation, Turn, TurnStatus } from '../records.js';
 import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
 import { decideClaim } from '../rules/claim-turn.js';
 import type {
@@ -13,8 +13,10 @@ import type {
   Lease,
   NewTurn,
   RecoverableTurns,
+  SuspendBatch,
   TurnStore,
 } from '../store.js';
+import { prepareApprovalCreate } from './sqlite-approvals.js';
 import {
   parseJsonColumn,
   prepareFenceCheck,
@@ -23,6 +25,7 @@ import {
   writeTransaction,
 } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
+import { prepareMessageAppend } from './sqlite-transcript.js';
 
 export interface TurnRow {
   seq: number;
@@ -181,6 +184,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
 
   const claimInside = prepareTurnClaim(context);
+  const appendMessage = prepareMessageAppend(context);
+  const createApproval = prepareApprovalCreate(context);
 
   const enqueue = writeTransaction(
     db,
@@ -239,21 +244,34 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     },
   );
 
-  const suspend = writeTransaction(db, (fence: Fence, kv: KvSnapshot, effects: Effects = {}) => {
-    checkFence(fence);
-    const at = now();
-    // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
-    const newest = newestApproval.get(fence.turnId);
-    if (newest) snapshotKv.run({ kv: JSON.stringify(kv), requestId: newest.request_id });
-    finish.run({
-      id: fence.turnId,
-      status: 'awaiting_approval',
-      now: at,
-      errorCode: null,
-      errorMessage: null,
-    });
-    writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
-  });
+  const suspend = writeTransaction(
+    db,
+    (fence: Fence, kv: KvSnapshot, effects: Effects = {}, batch?: SuspendBatch): Approval[] => {
+      checkFence(fence);
+      const at = now();
+      const approvals: Approval[] = [];
+      if (batch) {
+        if (batch.message) appendMessage(fence.turnId, batch.transcriptId, batch.message, at);
+        for (const approval of batch.approvals) approvals.push(createApproval(approval, at).approval);
+      }
+      // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
+      const newest = newestApproval.get(fence.turnId);
+      if (newest) snapshotKv.run({ kv: JSON.stringify(kv), requestId: newest.request_id });
+      finish.run({
+        id: fence.turnId,
+        status: 'awaiting_approval',
+        now: at,
+        errorCode: null,
+        errorMessage: null,
+      });
+      writeOutbox(
+        [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
+        at,
+        effects.deliverAs,
+      );
+      return approvals;
+    },
+  );
 
   const fail = writeTransaction(
     db,
@@ -284,7 +302,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       return changed.changes === 1;
     },
     complete: async (fence, result, effects) => complete(fence, result, effects),
-    suspend: async (fence, kv, effects) => suspend(fence, kv, effects),
+    suspend: async (fence, kv, effects, batch) => suspend(fence, kv, effects, batch),
     fail: async (target, error, effects) => fail(target, error, effects),
     async release(fence) {
       translateBusy(() =>
