@@ -1,7 +1,7 @@
 /**
  * Numbered schema migrations, tracked with `PRAGMA user_version`. Append only: a migration that has
  * shipped is never edited, because files made by it exist on somebody's disk. Every past version has a
- * fixture database under test (see `open-database.test.ts`).
+ * fixture database under test (see `migrations.test.ts`).
  */
 export interface Migration {
   readonly version: number;
