@@ -27,7 +27,10 @@ function floorOf(db: Database.Database): unknown {
 
 const call = (id: string) => ({ id, name: 'shell', arguments: '{"command":"uptime"}' });
 
-/** Two threads as the seed schema (version 1) kept them: one turn waiting with a card, one without. */
+/**
+ * Two threads as the seed schema (version 1) kept them: one turn waiting with a card, one without, and a
+ * turn the seed finished (and answered) long ago.
+ */
 function fillVersion1(db: Database.Database): void {
   const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
   for (const [id, ts] of [
@@ -41,11 +44,13 @@ function fillVersion1(db: Database.Database): void {
   run(turn, 'turn-1', c1, 'awaiting_approval', 'C0OPS:1700.1', t0, t0);
   run(turn, 'turn-2', c2, 'awaiting_approval', 'C0OPS:1700.2', t0, t0);
   run(turn, 'turn-3', c1, 'queued', 'C0OPS:1700.3', t0 + 1, t0 + 1);
+  run(turn, 'turn-old', c2, 'completed', 'C0OPS:1600.1', t0 - day, t0 - day);
   const message = `INSERT INTO messages (conversation_id, turn_id, role, content, tool_calls_json, tool_call_id,
     created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`;
   run(message, c1, 'turn-1', 'user', 'check uptime', null, null, t0);
   run(message, c1, 'turn-1', 'assistant', null, JSON.stringify([call('call_1'), call('call_2')]), null, t0);
   run(message, c1, 'turn-1', 'tool', 'up 3 days', null, 'call_2', t0);
+  run(message, c2, 'turn-old', 'assistant', 'an answer from last year', null, null, t0 - day);
   run(`INSERT INTO tool_executions VALUES (?, 'call_2', 'turn-1', 'h2', 'finished', ?, ?)`, c1, t0, t0);
   const approval = `INSERT INTO approvals (request_id, conversation_id, tool_call_id, turn_id, tool_name,
     permission_type, details_json, args_hash, requested_by, created_at, expires_at, card_channel, card_ts,
@@ -143,6 +148,7 @@ function fillVersion2(db: Database.Database): void {
 }
 
 describe('openDatabase upgrades an older file in place', () => {
+  // The seed posted answers itself and kept no record of it: its finished turns must not be answered again.
   it('from version 1 (the seed): every row kept, the card recorded, the card-less request queued to post', async () => {
     const file = olderFile(1, fillVersion1);
     const clock = createTestClock(t0 + 60_000);

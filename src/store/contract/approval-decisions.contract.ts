@@ -37,14 +37,15 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
     });
 
     it('reports who decided what to a second click, and changes nothing', async () => {
-      const { store, clock, create } = await setup();
+      const { store, clock, create, inspect } = await setup();
       const approval = await create('call_1');
       await store.approvals.resolve({
         requestId: approval.requestId,
         decision: 'denied',
         decidedBy: 'UFIRST',
       });
-      const decidedAt = clock.now();
+      const decided = await store.approvals.get(approval.requestId);
+      const outbox = await inspect.outbox();
       clock.advance(1_000);
       const second = await store.approvals.resolve({
         requestId: approval.requestId,
@@ -52,15 +53,32 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
         decidedBy: 'USECOND',
         always: true,
       });
-      expect(second).toMatchObject({
-        type: 'already-decided',
-        approval: { decision: 'denied', decidedBy: 'UFIRST', resolvedAt: decidedAt, always: false },
+      expect(second).toEqual({ type: 'already-decided', approval: decided });
+      expect(decided).toMatchObject({
+        decision: 'denied',
+        decidedBy: 'UFIRST',
+        approvedBy: [],
+        always: false,
       });
+      expect(await store.approvals.get(approval.requestId)).toEqual(decided);
       expect(await store.grants.list({ conversationId: approval.conversationId })).toHaveLength(0);
       expect((await store.audit.list()).map((e) => e.kind)).toEqual([
         'approval.requested',
         'approval.denied',
       ]);
+      expect(await inspect.outbox()).toEqual(outbox);
+    });
+
+    it('reports a decided request as decided, not expired, when clicked after its deadline', async () => {
+      const { store, clock, create } = await setup();
+      const approval = await create('call_1');
+      await store.approvals.resolve({ requestId: approval.requestId, decision: 'allowed', decidedBy: 'UA' });
+      const decided = await store.approvals.get(approval.requestId);
+      clock.advance(2 * day);
+      expect(
+        await store.approvals.resolve({ requestId: approval.requestId, decision: 'denied', decidedBy: 'UB' }),
+      ).toEqual({ type: 'already-decided', approval: decided });
+      expect(await store.approvals.expireOverdue()).toEqual([]);
     });
 
     it('records always-allow as allowed plus a conversation grant, both audited', async () => {

@@ -1,19 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../outbox/outbox-message.js';
-import type { Store } from '../store.js';
+import type { ClaimToken, Lease, Store } from '../store.js';
 import { awaitingTurn, leaseA, leaseB, noticeEntry } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 const conversation = 'T0HOLDFAST:C0OPS:1700.1';
 const part = (ts: string) => ({ channel: 'C0OPS', ts });
 
-/** A row proc-a claimed, then lost to proc-b after its claim lapsed: proc-a's token is stale. */
-async function takenOver(store: Store, advance: (ms: number) => void) {
+/**
+ * A row proc-a claimed, then lost after its claim lapsed to `by` (another process, or proc-a again after a
+ * restart under the same name): proc-a's first token is stale.
+ */
+async function takenOver(store: Store, advance: (ms: number) => void, by: Lease = leaseB) {
   const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
   advance(leaseA.durationMs + 1);
-  const current = (await store.outbox.claim(row!.id, leaseB)) as OutboxEntry;
-  return { row: current, stale: { owner: 'proc-a', token: 1 }, fresh: { owner: 'proc-b', token: 2 } };
+  const current = (await store.outbox.claim(row!.id, by)) as OutboxEntry;
+  return { row: current, stale: { owner: 'proc-a', token: 1 }, fresh: { owner: by.owner, token: 2 } };
 }
+
+const staleWrites: ReadonlyArray<{
+  readonly name: string;
+  readonly write: (store: Store, id: number, stale: ClaimToken) => Promise<boolean>;
+}> = [
+  {
+    name: 'recordProgress',
+    write: (store, id, stale) => store.outbox.recordProgress(id, stale, { sent: [part('1.1')] }, 30_000),
+  },
+  {
+    name: 'complete',
+    write: (store, id, stale) => store.outbox.complete(id, stale, { sent: [part('1.1')] }),
+  },
+  {
+    name: 'retryLater',
+    write: (store, id, stale) => store.outbox.retryLater(id, stale, { nextAttemptAt: 0, error: 'x' }),
+  },
+  {
+    name: 'giveUp',
+    write: (store, id, stale) => {
+      const then = [noticeEntry('then', conversation)];
+      return store.outbox.giveUp(id, stale, { error: 'not_in_channel', then }, leaseA);
+    },
+  },
+];
 
 export function describeOutboxOutcomesContract(open: StoreContractFactory): void {
   describe('outbox.recordProgress', () => {
@@ -30,13 +58,6 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         progress,
         claim: { owner: 'proc-a', token: 1, expiresAt: clock.now() + 30_000 },
       });
-    });
-
-    it('refuses a stale token and changes nothing', async () => {
-      const { store, clock } = await open();
-      const { row, stale } = await takenOver(store, clock.advance);
-      expect(await store.outbox.recordProgress(row.id, stale, { sent: [part('1.1')] }, 30_000)).toBe(false);
-      expect(await store.outbox.get(row.id)).toEqual(row);
     });
   });
 
@@ -74,13 +95,6 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
       await store.outbox.complete(row!.id, { owner: 'proc-a', token: 1 }, { sent: [part('1700.5')] });
       expect((await store.approvals.get(approval.requestId))?.cards).toEqual([part('1700.5')]);
     });
-
-    it('refuses a stale token and changes nothing', async () => {
-      const { store, clock } = await open();
-      const { row, stale } = await takenOver(store, clock.advance);
-      expect(await store.outbox.complete(row.id, stale, { sent: [part('1.1')] })).toBe(false);
-      expect(await store.outbox.get(row.id)).toEqual(row);
-    });
   });
 
   describe('outbox.retryLater', () => {
@@ -101,13 +115,6 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         attempts: 2,
       });
       expect(await store.outbox.duePending(10)).toEqual([]);
-    });
-
-    it('refuses a stale token and changes nothing', async () => {
-      const { store, clock } = await open();
-      const { row, stale } = await takenOver(store, clock.advance);
-      expect(await store.outbox.retryLater(row.id, stale, { nextAttemptAt: 0, error: 'x' })).toBe(false);
-      expect(await store.outbox.get(row.id)).toEqual(row);
     });
   });
 
@@ -173,16 +180,21 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
       });
       expect((await store.outbox.nextPending(conversationId))?.key).toBe(notice.key);
     });
+  });
 
-    it('refuses a stale token: no failure, no audit row, no notice', async () => {
-      const { store, clock, inspect } = await open();
-      const { row, stale } = await takenOver(store, clock.advance);
-      const then = [noticeEntry('then', conversation)];
-      const given = await store.outbox.giveUp(row.id, stale, { error: 'not_in_channel', then });
-      expect(given).toBe(false);
-      expect(await store.outbox.get(row.id)).toEqual(row);
-      expect(await store.audit.list()).toEqual([]);
-      expect(await inspect.outbox()).toEqual([row]);
-    });
+  describe.each([
+    { name: 'another process', by: leaseB },
+    { name: 'the same owner again', by: leaseA },
+  ])('outbox writes with a token lost to $name', ({ by }) => {
+    it.each(staleWrites)(
+      'refuse $name and change nothing: no row change, audit row or notice',
+      async ({ write }) => {
+        const { store, clock, inspect } = await open();
+        const { row, stale } = await takenOver(store, clock.advance, by);
+        expect(await write(store, row.id, stale)).toBe(false);
+        expect(await inspect.outbox()).toEqual([row]);
+        expect(await store.audit.list()).toEqual([]);
+      },
+    );
   });
 }
