@@ -1,7 +1,7 @@
 /**
  * Numbered schema migrations, tracked with `PRAGMA user_version`. Append only: a migration that has
  * shipped is never edited, because files made by it exist on somebody's disk. Every past version has a
- * fixture database under test (see `open-database.test.ts`).
+ * fixture database under test (see `migrations.test.ts`).
  */
 export interface Migration {
   readonly version: number;
@@ -271,7 +271,9 @@ export const migrations: readonly Migration[] = [
         FROM turns t JOIN messages m ON m.seq = (
           SELECT max(seq) FROM messages WHERE turn_id = t.id AND transcript_id = t.conversation_id
             AND role = 'assistant' AND tool_calls_json IS NULL)
-        WHERE t.status = 'completed' AND t.answer_posted_at IS NULL;
+        -- attempts = 0: finished by the seed (schema 1), which posted its answers itself and recorded nothing;
+        -- schema 2 reads them as unposted, and answering every old thread again would flood the workspace.
+        WHERE t.status = 'completed' AND t.answer_posted_at IS NULL AND t.attempts > 0;
 
       DROP TABLE slack_deliveries;
 

@@ -134,7 +134,10 @@ export interface TurnStore {
     error: { code: string; message: string },
     effects?: Effects,
   ): Promise<void>;
-  /** Gives a running turn back (shutdown): the lease lapses now so the next sweep or boot re-runs it. */
+  /**
+   * Gives a running turn back (shutdown): the lease lapses now so the next sweep or boot re-runs it. A
+   * fence that no longer holds the turn releases nothing, and that is not an error: the turn is not ours.
+   */
   release(fence: Fence): Promise<void>;
   /** The oldest queued turn of a conversation, if no earlier turn is still unfinished. */
   nextRunnable(conversationId: string): Promise<Turn | undefined>;
@@ -317,10 +320,7 @@ export interface OutboxStore {
   get(id: number): Promise<OutboxEntry | undefined>;
   /** The oldest pending row of a conversation: rows of one thread are delivered in order. */
   nextPending(conversationId: string): Promise<OutboxEntry | undefined>;
-  /**
-   * Conversations with a pending row that is due and not held by a live claim, for the sweep; `now`
-   * minus nothing: lapsed claims count as free.
-   */
+  /** Pending rows that are due and not held by a live claim (a lapsed claim counts as free), for the sweep. */
   duePending(limit: number): Promise<OutboxEntry[]>;
   /**
    * Claims a row for sending: only a pending row whose claim is absent, lapsed, or held by

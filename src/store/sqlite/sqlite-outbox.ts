@@ -9,7 +9,7 @@ import {
 import type { ClaimToken, Lease, OutboxStore } from '../store.js';
 import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
 
-interface OutboxRow {
+export interface OutboxRow {
   id: number;
   key: string;
   conversation_id: string;

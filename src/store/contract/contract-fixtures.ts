@@ -1,0 +1,110 @@
+import { newApproval, newTurn, thread } from '../../../test/support/store-rows.js';
+import type { NewOutboxEntry } from '../../outbox/outbox-message.js';
+import { conversationId } from '../conversation-id.js';
+import type { Approval } from '../records.js';
+import type {
+  ClaimedTurn,
+  ClaimResult,
+  ConversationKey,
+  Fence,
+  Lease,
+  NewApproval,
+  NewTurn,
+  Store,
+} from '../store.js';
+import type { ContractInspector } from './store-contract.js';
+
+export const day = 24 * 60 * 60_000;
+export const leaseA: Lease = { owner: 'proc-a', durationMs: 60_000 };
+export const leaseB: Lease = { owner: 'proc-b', durationMs: 60_000 };
+
+/** The claim, or a failure that says what the store answered instead. */
+export function claimed(result: ClaimResult | undefined): ClaimedTurn {
+  if (result?.type !== 'claimed') throw new Error(`expected a claim, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+export interface StartedTurn {
+  readonly turn: NewTurn;
+  readonly fence: Fence;
+  readonly conversationId: string;
+}
+
+/** A turn queued and started by `lease` (proc-a unless told): running, its user message in the transcript. */
+export async function startTurn(
+  store: Store,
+  options: { key?: ConversationKey; turnId?: string; lease?: Lease; text?: string } = {},
+): Promise<StartedTurn> {
+  const key = options.key ?? thread('1700.1');
+  const turn = newTurn(key, options.turnId ?? 'turn-1', { text: options.text });
+  await store.turns.enqueue(turn);
+  const claim = claimed(await store.turns.claim(turn.turnId, options.lease ?? leaseA));
+  return { turn, fence: claim.fence, conversationId: conversationId(key) };
+}
+
+/** A pending approval for `call` in a started turn, created under its fence. */
+export async function createApproval(
+  store: Store,
+  started: StartedTurn,
+  toolCallId: string,
+  options: Partial<NewApproval> & { createdAt: number },
+): Promise<Approval> {
+  const result = await store.approvals.create(started.fence, newApproval(started.turn, toolCallId, options));
+  return result.approval;
+}
+
+/** A started turn parked on one pending approval, the way the runner leaves it. */
+export async function awaitingTurn(
+  store: Store,
+  now: number,
+  options: { key?: ConversationKey; turnId?: string; requiredApprovals?: number } = {},
+): Promise<StartedTurn & { approval: Approval }> {
+  const started = await startTurn(store, options);
+  const approval = await createApproval(store, started, 'call_1', {
+    createdAt: now,
+    requiredApprovals: options.requiredApprovals ?? 1,
+  });
+  await store.turns.suspend(started.fence, { values: { step: 1 }, children: {} });
+  return { ...started, approval };
+}
+
+/** An answer row for a turn, as `complete` writes it. */
+export function answerEntry(turnId: string, conversation: string, text = 'All done.'): NewOutboxEntry {
+  return {
+    key: `answer:${turnId}`,
+    conversationId: conversation,
+    turnId,
+    message: { type: 'answer', turnId, text },
+  };
+}
+
+/** A notice row in a conversation, keyed by `name`. */
+export function noticeEntry(name: string, conversation: string): NewOutboxEntry {
+  return {
+    key: `notice:${name}`,
+    conversationId: conversation,
+    turnId: name,
+    message: { type: 'turn-notice', turnId: name, notice: { type: 'failed', code: 'x', message: name } },
+  };
+}
+
+/**
+ * Everything the port (and the inspector) shows about a turn and its conversation. Taken before and after
+ * a write that must be refused: the two must be equal.
+ */
+export async function observe(store: Store, inspect: ContractInspector, started: StartedTurn) {
+  const { turn } = started;
+  return {
+    turn: await store.turns.get(turn.turnId),
+    conversation: await store.conversations.get(started.conversationId),
+    messages: await store.transcript.messages(started.conversationId),
+    nested: await store.transcript.messages(`${started.conversationId}>call_1`),
+    approvals: await store.approvals.forTurn(turn.turnId),
+    resumeKv: await store.turns.resumeKv(turn.turnId),
+    audit: await store.audit.list(),
+    outbox: await inspect.outbox(),
+    tools: await inspect.toolExecutions(),
+  };
+}
+
+export { newApproval, newTurn, thread };

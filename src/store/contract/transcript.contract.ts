@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { startTurn } from './contract-fixtures.js';
+import type { StoreContractFactory } from './store-contract.js';
+
+const call = { id: 'call_1', name: 'shell', arguments: '{"command":"df -h"}' };
+
+export function describeTranscriptContract(open: StoreContractFactory): void {
+  async function setup() {
+    const database = await open();
+    const started = await startTurn(database.store, { text: 'check disk' });
+    const id = started.conversationId;
+    const ref = (toolCallId: string, transcriptId = id) => ({
+      conversationId: id,
+      transcriptId,
+      turnId: 'turn-1',
+      toolCallId,
+    });
+    return { ...database, ...started, id, ref };
+  }
+
+  describe('transcript messages', () => {
+    it('keeps messages in order in chat-completions shape, tool calls included', async () => {
+      const { store, fence, id, ref } = await setup();
+      const stored = await store.transcript.append(fence, id, {
+        role: 'assistant',
+        content: null,
+        toolCalls: [call],
+      });
+      expect(stored).toMatchObject({
+        transcriptId: id,
+        turnId: 'turn-1',
+        message: { role: 'assistant', content: null, toolCalls: [call] },
+      });
+      await store.transcript.recordToolResult(fence, ref('call_1'), '/dev/sda1 42%');
+      const messages = await store.transcript.messages(id);
+      expect(messages.map((m) => m.message)).toEqual([
+        { role: 'user', content: 'check disk' },
+        { role: 'assistant', content: null, toolCalls: [call] },
+        { role: 'tool', toolCallId: 'call_1', content: '/dev/sda1 42%' },
+      ]);
+      const seqs = messages.map((m) => m.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(3);
+      expect(messages[1]?.seq).toBe(stored.seq);
+    });
+
+    it('keeps a nested transcript apart from its conversation', async () => {
+      const { store, fence, id, ref } = await setup();
+      const nested = `${id}>call_1`;
+      await store.transcript.append(fence, nested, { role: 'user', content: 'sub task' });
+      await store.transcript.append(fence, nested, { role: 'assistant', content: null, toolCalls: [call] });
+      // The same call id in both transcripts does not collide.
+      expect(await store.transcript.recordToolResult(fence, ref('call_1', nested), 'nested result')).toBe(
+        true,
+      );
+      expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'outer result')).toBe(true);
+      expect((await store.transcript.messages(nested)).map((m) => m.message.content)).toEqual([
+        'sub task',
+        null,
+        'nested result',
+      ]);
+      expect((await store.transcript.messages(id)).map((m) => m.message.content)).toEqual([
+        'check disk',
+        'outer result',
+      ]);
+    });
+
+    it('returns the last top-level assistant message without calls as the answer', async () => {
+      const { store, fence, id } = await setup();
+      expect(await store.transcript.finalAnswer('turn-1')).toBeUndefined();
+      await store.transcript.append(fence, id, { role: 'assistant', content: 'first' });
+      await store.transcript.append(fence, `${id}>call_9`, { role: 'assistant', content: 'nested answer' });
+      await store.transcript.append(fence, id, { role: 'assistant', content: null, toolCalls: [call] });
+      expect(await store.transcript.finalAnswer('turn-1')).toBe('first');
+      expect(await store.transcript.messages('T:C:none')).toEqual([]);
+    });
+  });
+
+  describe('tool execution ledger', () => {
+    it('starts a call once; a second start reports the first', async () => {
+      const { store, fence, clock, ref } = await setup();
+      const start = { ...ref('call_1'), toolName: 'shell', argsHash: 'h' };
+      expect(await store.transcript.startTool(fence, start)).toEqual({ type: 'started' });
+      const startedAt = clock.now();
+      clock.advance(1_000);
+      expect(await store.transcript.startTool(fence, start)).toEqual({
+        type: 'previously-started',
+        startedAt,
+      });
+    });
+
+    it('records the result and finishes the ledger entry together; a second result is ignored', async () => {
+      const { store, fence, clock, id, ref, inspect } = await setup();
+      const startedAt = clock.now();
+      await store.transcript.startTool(fence, { ...ref('call_1'), toolName: 'shell', argsHash: 'h' });
+      clock.advance(250);
+      expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'first')).toBe(true);
+      expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'second')).toBe(false);
+      const tools = (await store.transcript.messages(id)).filter((m) => m.message.role === 'tool');
+      expect(tools.map((m) => m.message.content)).toEqual(['first']);
+      expect(await inspect.toolExecutions()).toEqual([
+        {
+          transcriptId: id,
+          toolCallId: 'call_1',
+          status: 'finished',
+          startedAt,
+          finishedAt: clock.now(),
+        },
+      ]);
+    });
+
+    it('records a result for a call that never ran (a refusal) without a ledger entry', async () => {
+      const { store, fence, id, ref, inspect } = await setup();
+      expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'denied by policy')).toBe(true);
+      expect((await store.transcript.messages(id)).at(-1)?.message).toEqual({
+        role: 'tool',
+        toolCallId: 'call_1',
+        content: 'denied by policy',
+      });
+      expect(await inspect.toolExecutions()).toEqual([]);
+    });
+
+    it('keeps ledger entries of a nested transcript apart', async () => {
+      const { store, fence, id, ref } = await setup();
+      const nested = `${id}>call_1`;
+      const start = (transcriptId: string) => ({
+        ...ref('call_1', transcriptId),
+        toolName: 'shell',
+        argsHash: 'h',
+      });
+      expect(await store.transcript.startTool(fence, start(id))).toEqual({ type: 'started' });
+      expect(await store.transcript.startTool(fence, start(nested))).toEqual({ type: 'started' });
+    });
+  });
+}
