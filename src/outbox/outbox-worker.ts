@@ -222,10 +222,10 @@ export class OutboxWorker {
 
   async #giveUp(entry: OutboxEntry, token: ClaimToken, reason: string): Promise<void> {
     const { store, logger } = this.#options;
-    const then = await this.#tellRequester(entry, reason);
-    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, then }, this.lease))) return;
+    const notify = await this.#tellRequester(entry, reason);
+    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, notify }, this.lease))) return;
     logger.error({ outboxId: entry.id, key: entry.key, reason }, 'delivery given up; the requester is told');
-    if (then.length > 0) this.kick(entry.conversationId);
+    if (notify.length > 0) this.kick(entry.conversationId);
     this.#options.onGiveUp?.(entry, reason);
   }
 

@@ -349,13 +349,13 @@ export interface OutboxStore {
     retry: { nextAttemptAt: number; error: string },
   ): Promise<boolean>;
   /**
-   * The row can never be delivered: it is marked failed, an audit event says why, and `then` (a notice
+   * The row can never be delivered: it is marked failed, an audit event says why, and `notify` (a notice
    * to a person) is written in the same commit.
    */
   giveUp(
     id: number,
     claim: ClaimToken,
-    failure: { error: string; then?: readonly NewOutboxEntry[] },
+    failure: { error: string; notify?: readonly NewOutboxEntry[] },
     deliverAs?: Lease,
   ): Promise<boolean>;
 }

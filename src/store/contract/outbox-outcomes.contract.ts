@@ -37,8 +37,12 @@ const staleWrites: ReadonlyArray<{
   {
     name: 'giveUp',
     write: (store, id, stale) => {
-      const then = [noticeEntry('then', conversation)];
-      return store.outbox.giveUp(id, stale, { error: 'not_in_channel', then }, leaseA);
+      return store.outbox.giveUp(
+        id,
+        stale,
+        { error: 'not_in_channel', notify: [noticeEntry('notify', conversation)] },
+        leaseA,
+      );
     },
   },
 ];
@@ -149,12 +153,10 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
           },
         },
       };
-      const then = [notice];
       const given = await store.outbox.giveUp(
         row!.id,
         { owner: 'proc-a', token: 1 },
-        // Shorthand, as the worker writes it: a literal `then:` key trips the thenable lint.
-        { error: 'not_in_channel', then },
+        { error: 'not_in_channel', notify: [notice] },
         leaseB,
       );
       expect(given).toBe(true);

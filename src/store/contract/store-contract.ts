@@ -5,6 +5,7 @@ import { describeApprovalCardsContract } from './approval-cards.contract.js';
 import { describeApprovalDecisionsContract } from './approval-decisions.contract.js';
 import { describeApprovalsContract } from './approvals.contract.js';
 import { describeAuditContract } from './audit.contract.js';
+import { describeBatchesContract } from './batches.contract.js';
 import { describeConcurrencyContract } from './concurrency.contract.js';
 import { describeFencesContract } from './fences.contract.js';
 import { describeGrantsContract } from './grants.contract.js';
@@ -67,4 +68,5 @@ export function describeStoreContract(factory: StoreContractFactory): void {
   describeFencesContract(factory);
   describeConcurrencyContract(factory);
   describeRestartContract(factory);
+  describeBatchesContract(factory);
 }

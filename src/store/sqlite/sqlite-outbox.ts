@@ -102,7 +102,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
        attempts = attempts + 1,
        -- A claim that lapsed (or was taken from a dead owner) without an outcome may have posted.
        in_doubt = CASE WHEN claim_owner IS NOT NULL THEN 1 ELSE in_doubt END
-     WHERE id = @id AND status = 'pending'
+     WHERE id = @id AND status = 'pending' AND next_attempt_at <= @now
        AND (claim_owner IS NULL OR claim_expires_at < @now OR claim_owner = @takeOverFrom)`,
   );
   const progress = db.prepare(
@@ -173,7 +173,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     (
       id: number,
       token: ClaimToken,
-      failure: { error: string; then?: readonly NewOutboxEntry[] },
+      failure: { error: string; notify?: readonly NewOutboxEntry[] },
       deliverAs?: Lease,
     ) => {
       const at = now();
@@ -195,7 +195,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
         conversationId: row.conversation_id,
         data: JSON.stringify({ key: row.key, error: failure.error, turnId: row.turn_id }),
       });
-      write(failure.then ?? [], at, deliverAs);
+      write(failure.notify ?? [], at, deliverAs);
       return true;
     },
   );
