@@ -35,6 +35,8 @@ export interface LoopRun {
   readonly budget: TurnBudget;
   /** Tokens the model may be sent (system prompt, tools and messages); older exchanges are left out. */
   readonly contextTokens: number;
+  /** See `ToolBatch.takeStartedCall`; set by the runner from its claim. */
+  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => boolean;
   /** Parks the whole turn with a batch's pending rows (see `ToolBatch.suspend`); set by the runner. */
   readonly suspend: (batch: {
     readonly transcriptId: string;
@@ -86,6 +88,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     budget: run.budget,
     signal: run.signal,
     suspend: run.suspend,
+    takeStartedCall: run.takeStartedCall,
     runAgent: (request: NestedAgentRequest, site: ToolCallSite) => runNestedAgent(request, site, run, deps),
   };
   const onStored = (message: ChatMessage) => {

@@ -34,6 +34,11 @@ export interface ToolBatch {
   /** Runs a nested agent for the delegating call `site`. */
   readonly runAgent: (request: NestedAgentRequest, site: ToolCallSite) => Promise<string>;
   /**
+   * The ledger entry the claim that resumed this turn already wrote (see `ClaimedTurn.startedCall`):
+   * taken, once, instead of writing it again.
+   */
+  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => boolean;
+  /**
    * Parks the whole turn: writes `message` (when it is not on disk yet) and every pending row in one
    * commit with the suspension, then returns the rows as stored.
    */
@@ -194,11 +199,9 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
       'Answer with what you have, and tell the user the request was too large to finish.'
     );
   }
-  const start = await deps.store.transcript.startTool(site.fence, {
-    ...refOf(site),
-    toolName: tool.name,
-    argsHash,
-  });
+  const start = batch.takeStartedCall(site.transcriptId, call.id)
+    ? ({ type: 'started' } as const)
+    : await deps.store.transcript.startTool(site.fence, { ...refOf(site), toolName: tool.name, argsHash });
   if (start.type === 'previously-started' && !tool.idempotent) {
     deps.logger.warn(
       { tool: tool.name, toolCallId: call.id },

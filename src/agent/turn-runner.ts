@@ -158,6 +158,12 @@ export class TurnRunner {
           requestId: approval.requestId,
           message: { type: 'approval-card', requestId: approval.requestId },
         }));
+    let startedCall = claim.startedCall;
+    const takeStartedCall = (transcriptId: string, toolCallId: string) => {
+      if (startedCall?.transcriptId !== transcriptId || startedCall.toolCallId !== toolCallId) return false;
+      startedCall = undefined;
+      return true;
+    };
     try {
       const result = await runAgentLoop(
         {
@@ -174,6 +180,7 @@ export class TurnRunner {
           maxSteps: this.#options.maxSteps,
           budget,
           contextTokens: this.#options.contextTokens ?? defaultContextTokens,
+          takeStartedCall,
           // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
           suspend: (batch) =>
             store.turns.suspend(fence, kv.snapshot(), this.#effects([]), { ...batch, outboxFor: cardsFor }),

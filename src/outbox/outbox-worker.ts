@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
-import type { ClaimToken, Lease, Store } from '../store/store.js';
+import type { ClaimToken, CompletedDelivery, Lease, Store } from '../store/store.js';
 import { DeliveryError, type DeliveryPort } from './delivery-port.js';
 import {
   type DeliveryProgress,
@@ -48,6 +48,10 @@ export class OutboxWorker {
   readonly #wakeups = new Map<string, NodeJS.Timeout>();
   /** Rows whose last attempt here ended without a recorded outcome: their claim must not be reused. */
   readonly #unsettled = new Set<number>();
+  /** Delivered rows whose completion rides along in a coming commit, by row id. */
+  readonly #recording = new Map<number, { readonly entry: OutboxEntry; readonly done: Promise<void> }>();
+  /** Per conversation, the newest row delivered but not recorded yet: draining carries on after it. */
+  readonly #deliveredUpTo = new Map<string, number>();
   #stopped = false;
 
   constructor(options: OutboxWorkerOptions) {
@@ -92,9 +96,49 @@ export class OutboxWorker {
   }
 
   async idle(): Promise<void> {
-    while (this.#draining.size > 0 || this.#queue.size > 0 || this.#queue.pending > 0) {
+    while (
+      this.#draining.size > 0 ||
+      this.#queue.size > 0 ||
+      this.#queue.pending > 0 ||
+      this.#recording.size > 0
+    ) {
       await this.#queue.onIdle();
+      await Promise.all([...this.#recording.values()].map((item) => item.done));
     }
+  }
+
+  /**
+   * Records a delivered row without a commit of its own (see `OutboxStore.completeSoon`); the drain
+   * carries on past it meanwhile.
+   */
+  #record(entry: OutboxEntry, delivery: CompletedDelivery): void {
+    const { store, logger } = this.#options;
+    this.#deliveredUpTo.set(entry.conversationId, entry.id);
+    const done = store.outbox.completeSoon(delivery).then(
+      (recorded) => {
+        if (!recorded)
+          logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
+      },
+      (error: unknown) => {
+        // Not recorded: the row stays claimed until its claim lapses, then the sweep reconciles it.
+        logger.error({ err: error, outboxId: entry.id }, 'could not record a delivered row');
+        this.#unsettled.add(entry.id);
+      },
+    );
+    const settled = done.finally(() => {
+      this.#recording.delete(entry.id);
+      if (this.#deliveredUpTo.get(entry.conversationId) === entry.id)
+        this.#deliveredUpTo.delete(entry.conversationId);
+    });
+    this.#recording.set(entry.id, { entry, done: settled });
+  }
+
+  /** A rewrite plans from the request's recorded cards: one delivered a moment ago must be recorded first. */
+  async #cardsRecorded(requestId: string): Promise<void> {
+    const waiting = [...this.#recording.values()].filter(
+      ({ entry }) => entry.message.type === 'approval-card' && entry.message.requestId === requestId,
+    );
+    await Promise.all(waiting.map((item) => item.done));
   }
 
   /** Stops taking rows; sends in flight finish (within `graceMs`) so nothing is left in doubt. */
@@ -118,7 +162,7 @@ export class OutboxWorker {
     const { store, identity } = this.#options;
     for (;;) {
       if (this.#stopped) return;
-      const entry = await store.outbox.nextPending(conversationId);
+      const entry = await store.outbox.nextPending(conversationId, this.#deliveredUpTo.get(conversationId));
       if (!entry) return;
       const now = this.#now();
       if (entry.nextAttemptAt > now) return this.#wakeAt(conversationId, entry.nextAttemptAt);
@@ -148,11 +192,12 @@ export class OutboxWorker {
 
   /** True when the row reached an outcome and the conversation's next row may go. */
   async #deliver(entry: OutboxEntry): Promise<boolean> {
-    const { store, port, logger } = this.#options;
+    const { store, port } = this.#options;
     const token: ClaimToken = { owner: this.#options.identity.owner, token: entry.claim?.token ?? 0 };
     let progress: DeliveryProgress = entry.progress;
     let unrecorded = false;
     try {
+      if (entry.message.type === 'card-update') await this.#cardsRecorded(entry.message.requestId);
       const parts = progress.parts ?? [...(await port.plan(entry))];
       progress = { ...progress, parts };
       for (let index = progress.sent.length; index < parts.length; index += 1) {
@@ -171,9 +216,8 @@ export class OutboxWorker {
         progress = { ...progress, sent: [...progress.sent, sent] };
         unrecorded = true;
       }
-      const done = await store.outbox.complete(entry.id, token, progress);
-      if (!done) logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
-      return done;
+      this.#record(entry, { id: entry.id, claim: token, progress });
+      return true;
     } catch (error) {
       if (unrecorded) {
         // What was sent is recorded, so a retry does not repeat it; a failure here leaves the row in doubt.

@@ -218,6 +218,9 @@ export const migrations: readonly Migration[] = [
     sql: `
       -- Incremented by every claim: a write carrying an older token comes from a process that lost the turn.
       ALTER TABLE turns ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+      -- The claim a ledger entry was written under: the decision that resumes a turn marks the call it will
+      -- run first in its own commit, and only that claim may then run it.
+      ALTER TABLE tool_executions ADD COLUMN lease_token INTEGER;
       CREATE INDEX turns_open ON turns (status, lease_expires_at)
         WHERE status IN ('queued', 'running', 'awaiting_approval');
       CREATE INDEX turns_open_by_user ON turns (requested_by)

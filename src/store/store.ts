@@ -84,6 +84,12 @@ export type ClaimResult =
       readonly turn: Turn;
       readonly mode: 'start' | 'resume' | 'recover';
       readonly fence: Fence;
+      /**
+       * A resume claim marks the approved call the turn runs first as started in its own commit (the
+       * at-most-once ledger): the runner runs it without writing the marker again. Anyone else who finds
+       * the marker treats it as a start whose outcome is unknown.
+       */
+      readonly startedCall?: { readonly transcriptId: string; readonly toolCallId: string };
     }
   | { readonly type: 'not-claimable'; readonly reason: string; readonly turn?: Turn };
 
@@ -318,8 +324,11 @@ export interface OutboxStore {
   /** Rows written on their own (not as part of a turn's state change), e.g. a notice to a requester. */
   enqueue(entries: readonly NewOutboxEntry[], deliverAs?: Lease): Promise<OutboxEntry[]>;
   get(id: number): Promise<OutboxEntry | undefined>;
-  /** The oldest pending row of a conversation: rows of one thread are delivered in order. */
-  nextPending(conversationId: string): Promise<OutboxEntry | undefined>;
+  /**
+   * The oldest pending row of a conversation (after row `afterId`, when given): rows of one thread are
+   * delivered in order.
+   */
+  nextPending(conversationId: string, afterId?: number): Promise<OutboxEntry | undefined>;
   /** Pending rows that are due and not held by a live claim (a lapsed claim counts as free), for the sweep. */
   duePending(limit: number): Promise<OutboxEntry[]>;
   /**
@@ -338,10 +347,16 @@ export interface OutboxStore {
     extendByMs: number,
   ): Promise<boolean>;
   /**
-   * The row is delivered. For an approval card, the parts' messages become cards of the request in the
-   * same commit.
+   * Rows delivered, all in one commit. For an approval card, the parts' messages become cards of the
+   * request in the same commit. One result per row: false where the claim is no longer ours.
    */
-  complete(id: number, claim: ClaimToken, progress: DeliveryProgress): Promise<boolean>;
+  complete(deliveries: readonly CompletedDelivery[]): Promise<boolean[]>;
+  /**
+   * A row delivered, recorded without a commit of its own: with the next commit this process makes, or
+   * within a few milliseconds. Resolves once it is recorded (false: the claim is no longer ours). If the
+   * process dies first, the row's claim lapses and the sweep reconciles it: nothing is posted twice.
+   */
+  completeSoon(delivery: CompletedDelivery): Promise<boolean>;
   /** Hands the row back to be tried again at `nextAttemptAt`; its claim ends cleanly (not in doubt). */
   retryLater(
     id: number,
@@ -358,6 +373,12 @@ export interface OutboxStore {
     failure: { error: string; notify?: readonly NewOutboxEntry[] },
     deliverAs?: Lease,
   ): Promise<boolean>;
+}
+
+export interface CompletedDelivery {
+  readonly id: number;
+  readonly claim: ClaimToken;
+  readonly progress: DeliveryProgress;
 }
 
 export interface ClaimToken {

@@ -4,6 +4,7 @@ import { LeaseLostError } from '../store-errors.js';
 import {
   awaitingTurn,
   claimed,
+  completeOne,
   day,
   leaseA,
   leaseB,
@@ -185,7 +186,7 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
         claim: { owner: winners[0]!.claim!.owner, token: 1 },
       });
       const loserOwner = winners[0]!.claim!.owner === 'proc-a' ? 'proc-b' : 'proc-a';
-      expect(await a.outbox.complete(row!.id, { owner: loserOwner, token: 1 }, { sent: [] })).toBe(false);
+      expect(await completeOne(a, row!.id, { owner: loserOwner, token: 1 }, { sent: [] })).toBe(false);
     });
   });
 }

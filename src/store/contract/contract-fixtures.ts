@@ -1,10 +1,11 @@
 import { newApproval, newTurn, thread } from '../../../test/support/store-rows.js';
-import type { NewOutboxEntry } from '../../outbox/outbox-message.js';
+import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-message.js';
 import { conversationId } from '../conversation-id.js';
 import type { Approval } from '../records.js';
 import type {
   ClaimedTurn,
   ClaimResult,
+  ClaimToken,
   ConversationKey,
   Fence,
   Lease,
@@ -108,3 +109,14 @@ export async function observe(store: Store, inspect: ContractInspector, started:
 }
 
 export { newApproval, newTurn, thread };
+
+/** One delivery completed on its own (the worker batches them; the contract is the same for one). */
+export async function completeOne(
+  store: Store,
+  id: number,
+  claim: ClaimToken,
+  progress: DeliveryProgress,
+): Promise<boolean> {
+  const [done] = await store.outbox.complete([{ id, claim, progress }]);
+  return done ?? false;
+}

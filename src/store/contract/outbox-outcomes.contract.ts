@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../outbox/outbox-message.js';
 import type { ClaimToken, Lease, Store } from '../store.js';
-import { awaitingTurn, leaseA, leaseB, noticeEntry } from './contract-fixtures.js';
+import { awaitingTurn, completeOne, leaseA, leaseB, noticeEntry } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 const conversation = 'T0HOLDFAST:C0OPS:1700.1';
@@ -28,7 +28,7 @@ const staleWrites: ReadonlyArray<{
   },
   {
     name: 'complete',
-    write: (store, id, stale) => store.outbox.complete(id, stale, { sent: [part('1.1')] }),
+    write: (store, id, stale) => completeOne(store, id, stale, { sent: [part('1.1')] }),
   },
   {
     name: 'retryLater',
@@ -70,7 +70,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
       const { store } = await open();
       const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
       const progress = { parts: ['one', 'two'], sent: [part('1.1'), part('1.2')] };
-      expect(await store.outbox.complete(row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
+      expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
       expect(await store.outbox.get(row!.id)).toMatchObject({
         status: 'sent',
         progress,
@@ -78,7 +78,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         inDoubt: false,
       });
       expect(await store.outbox.nextPending(conversation)).toBeUndefined();
-      expect(await store.outbox.complete(row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(false);
+      expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(false);
     });
 
     it('makes the messages of a delivered approval card cards of its request', async () => {
@@ -96,7 +96,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         ],
         leaseA,
       );
-      await store.outbox.complete(row!.id, { owner: 'proc-a', token: 1 }, { sent: [part('1700.5')] });
+      await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: [part('1700.5')] });
       expect((await store.approvals.get(approval.requestId))?.cards).toEqual([part('1700.5')]);
     });
   });
@@ -198,5 +198,24 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         expect(await store.audit.list()).toEqual([]);
       },
     );
+  });
+
+  describe('outbox.completeSoon', () => {
+    it('records a delivery without the caller waiting on a commit of its own, and refuses a stale claim', async () => {
+      const { store } = await open();
+      const [row] = await store.outbox.enqueue([noticeEntry('soon', 'T:C:1')], leaseA);
+      const progress = { sent: [{ channel: 'C0OPS', ts: '1700.9' }] };
+
+      expect(
+        await store.outbox.completeSoon({ id: row!.id, claim: { owner: 'proc-a', token: 1 }, progress }),
+      ).toBe(true);
+      expect(await store.outbox.get(row!.id)).toMatchObject({ status: 'sent', progress, claim: null });
+
+      const [other] = await store.outbox.enqueue([noticeEntry('stale', 'T:C:1')], leaseA);
+      expect(
+        await store.outbox.completeSoon({ id: other!.id, claim: { owner: 'proc-b', token: 1 }, progress }),
+      ).toBe(false);
+      expect(await store.outbox.get(other!.id)).toMatchObject({ status: 'pending' });
+    });
   });
 }

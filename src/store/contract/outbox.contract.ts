@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerEntry, leaseA, leaseB, noticeEntry, startTurn } from './contract-fixtures.js';
+import { answerEntry, completeOne, leaseA, leaseB, noticeEntry, startTurn } from './contract-fixtures.js';
 import { describeOutboxOutcomesContract } from './outbox-outcomes.contract.js';
 import type { StoreContractFactory } from './store-contract.js';
 
@@ -65,7 +65,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
       });
       // The claim is a real one: its owner can finish the row with it.
       const sent = { sent: [{ channel: 'C0OPS', ts: '1700.9' }] };
-      expect(await store.outbox.complete(row!.id, { owner: 'proc-a', token: 1 }, sent)).toBe(true);
+      expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, sent)).toBe(true);
     });
   });
 
@@ -81,7 +81,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
       const held = await store.outbox.claim(first!.id, leaseA);
       // A claimed row is still the next one: rows of a thread never overtake each other.
       expect((await store.outbox.nextPending(conversation))?.id).toBe(first!.id);
-      await store.outbox.complete(first!.id, { owner: 'proc-a', token: held!.claim!.token }, { sent: [] });
+      await completeOne(store, first!.id, { owner: 'proc-a', token: held!.claim!.token }, { sent: [] });
       expect((await store.outbox.nextPending(conversation))?.id).toBe(second!.id);
       expect((await store.outbox.nextPending(elsewhere))?.key).toBe('notice:c');
       expect(await store.outbox.nextPending('T:C:none')).toBeUndefined();
@@ -104,11 +104,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
         },
       );
       const doneClaim = await store.outbox.claim(done!.id, leaseA);
-      await store.outbox.complete(
-        done!.id,
-        { owner: 'proc-a', token: doneClaim!.claim!.token },
-        { sent: [] },
-      );
+      await completeOne(store, done!.id, { owner: 'proc-a', token: doneClaim!.claim!.token }, { sent: [] });
 
       const due = async (limit = 10) =>
         (await store.outbox.duePending(limit)).map((row) => row.id).sort(byNumber);
@@ -174,7 +170,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
     it('refuses rows that are finished or unknown', async () => {
       const { store } = await open();
       const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
-      await store.outbox.complete(row!.id, { owner: 'proc-a', token: 1 }, { sent: [] });
+      await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: [] });
       expect(await store.outbox.claim(row!.id, leaseB, { takeOverFrom: 'proc-a' })).toBeUndefined();
       expect(await store.outbox.claim(row!.id + 1_000, leaseB)).toBeUndefined();
     });

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Store } from '../store.js';
+import { attachDeferredWrites, DeferredWrites } from './deferred-writes.js';
 import { createSqliteApprovals } from './sqlite-approvals.js';
 import { createSqliteAudit } from './sqlite-audit.js';
+import { writeTransaction } from './sqlite-context.js';
 import { createSqliteGrants } from './sqlite-grants.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
@@ -9,11 +11,22 @@ import { createSqliteConversations, createSqliteTurns } from './sqlite-turns.js'
 
 export interface SqliteStoreOptions {
   readonly now?: () => number;
+  /** How long a deferred write (a delivery marker) waits for another commit to ride along in. */
+  readonly deferredFlushMs?: number;
 }
 
 /** The Store over an opened (and migrated) better-sqlite3 database; see `openDatabase`. */
 export function createSqliteStore(db: Database.Database, options: SqliteStoreOptions = {}): Store {
   const context = { db, now: options.now ?? Date.now };
+  const flush = writeTransaction(db, () => undefined);
+  const deferred = new DeferredWrites(options.deferredFlushMs ?? 25, () => {
+    try {
+      if (db.open) flush();
+    } catch {
+      // Left queued: the next commit, or the next flush, carries them.
+    }
+  });
+  attachDeferredWrites(db, deferred);
   return {
     conversations: createSqliteConversations(context),
     turns: createSqliteTurns(context),
@@ -23,6 +36,14 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     audit: createSqliteAudit(context),
     outbox: createSqliteOutbox(context),
     close() {
+      // What is still waiting commits now rather than being left to a sweep's reconciliation.
+      if (db.open && deferred.size > 0) {
+        try {
+          flush();
+        } catch (error) {
+          deferred.abandon(error);
+        }
+      }
       if (db.open) db.close();
     },
   };

@@ -8,6 +8,7 @@ import {
   StoredRowInvalidError,
   StoreUnavailableError,
 } from '../store-errors.js';
+import { deferredWritesOf } from './deferred-writes.js';
 
 export interface SqliteContext {
   readonly db: Database.Database;
@@ -22,8 +23,27 @@ export function writeTransaction<Args extends unknown[], Result>(
   db: Database.Database,
   work: (...args: Args) => Result,
 ): (...args: Args) => Result {
-  const transaction = db.transaction(work);
-  return (...args) => translateBusy(() => transaction.immediate(...args));
+  let settleDeferred: ((committed: boolean) => void) | undefined;
+  const transaction = db.transaction((...args: Args) => {
+    // Deferred writes (see DeferredWrites) ride along in this commit, ahead of its own work.
+    if (settleDeferred) settleDeferred = deferredWritesOf(db)?.runInside() ?? (() => {});
+    return work(...args);
+  });
+  return (...args) => {
+    // Only an outermost transaction commits: a nested one is a savepoint that may still roll back.
+    const outermost = !db.inTransaction;
+    settleDeferred = outermost ? () => {} : undefined;
+    try {
+      const result = translateBusy(() => transaction.immediate(...args));
+      if (outermost) settleDeferred?.(true);
+      return result;
+    } catch (error) {
+      if (outermost) settleDeferred?.(false);
+      throw error;
+    } finally {
+      settleDeferred = undefined;
+    }
+  };
 }
 
 /**

@@ -6,7 +6,8 @@ import {
   type OutboxStatus,
   outboxMessageSchema,
 } from '../../outbox/outbox-message.js';
-import type { ClaimToken, Lease, OutboxStore } from '../store.js';
+import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
+import { deferredWritesOf } from './deferred-writes.js';
 import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
 
 export interface OutboxRow {
@@ -88,8 +89,8 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   const { db, now } = context;
   const write = prepareOutboxWriter(context);
   const byId = db.prepare<[number], OutboxRow>('SELECT * FROM outbox WHERE id = ?');
-  const nextPending = db.prepare<[string], OutboxRow>(
-    `SELECT * FROM outbox WHERE conversation_id = ? AND status = 'pending' ORDER BY id LIMIT 1`,
+  const nextPending = db.prepare<[string, number], OutboxRow>(
+    `SELECT * FROM outbox WHERE conversation_id = ? AND status = 'pending' AND id > ? ORDER BY id LIMIT 1`,
   );
   // Uses outbox_due: proportional to what is waiting, never to history.
   const due = db.prepare<[number, number, number], OutboxRow>(
@@ -147,8 +148,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     return row ? toOutboxEntry(row) : undefined;
   });
 
-  const complete = writeTransaction(db, (id: number, token: ClaimToken, sent: DeliveryProgress) => {
-    const at = now();
+  const completeOne = (id: number, token: ClaimToken, sent: DeliveryProgress, at: number): boolean => {
     const changed = finish.run({
       id,
       status: 'sent',
@@ -166,6 +166,10 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
       for (const part of sent.sent) insertCard.run({ ...part, requestId: message.requestId, now: at });
     }
     return true;
+  };
+  const complete = writeTransaction(db, (deliveries: readonly CompletedDelivery[]) => {
+    const at = now();
+    return deliveries.map((delivery) => completeOne(delivery.id, delivery.claim, delivery.progress, at));
   });
 
   const giveUp = writeTransaction(
@@ -206,8 +210,8 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
       const row = byId.get(id);
       return row ? toOutboxEntry(row) : undefined;
     },
-    async nextPending(conversationId) {
-      const row = nextPending.get(conversationId);
+    async nextPending(conversationId, afterId = 0) {
+      const row = nextPending.get(conversationId, afterId);
       return row ? toOutboxEntry(row) : undefined;
     },
     async duePending(limit) {
@@ -227,7 +231,12 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
       );
       return changed.changes === 1;
     },
-    complete: async (id, token, sent) => complete(id, token, sent),
+    complete: async (deliveries) => complete(deliveries),
+    completeSoon(delivery) {
+      const deferred = deferredWritesOf(db);
+      if (!deferred) return Promise.resolve(complete([delivery])[0] ?? false);
+      return deferred.add(() => completeOne(delivery.id, delivery.claim, delivery.progress, now()));
+    },
     async retryLater(id, token, next) {
       const changed = translateBusy(() =>
         retry.run({

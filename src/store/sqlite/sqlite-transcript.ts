@@ -21,7 +21,7 @@ interface MessageRow {
   tool_call_id: string | null;
 }
 
-const toolCallsSchema = z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() }));
+export const toolCallsSchema = z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() }));
 
 function toMessage(row: MessageRow): ChatMessage {
   switch (row.role) {
@@ -95,8 +95,11 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
   const resultExists = db.prepare<[string, string], { seq: number }>(
     'SELECT seq FROM messages WHERE transcript_id = ? AND tool_call_id = ?',
   );
-  const execution = db.prepare<[string, string], { status: 'started' | 'finished'; started_at: number }>(
-    'SELECT status, started_at FROM tool_executions WHERE transcript_id = ? AND tool_call_id = ?',
+  const execution = db.prepare<
+    [string, string],
+    { status: 'started' | 'finished'; started_at: number; lease_token: number | null }
+  >(
+    'SELECT status, started_at, lease_token FROM tool_executions WHERE transcript_id = ? AND tool_call_id = ?',
   );
   const startExecution = db.prepare(
     `INSERT INTO tool_executions (transcript_id, tool_call_id, conversation_id, turn_id, tool_name, args_hash,

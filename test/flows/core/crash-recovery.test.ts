@@ -176,4 +176,37 @@ describe('crash recovery', () => {
       (await core.store.approvals.pending({ conversationId: threadId(threadTs) })).map((row) => row.decision),
     ).toEqual([]);
   });
+
+  it('never runs a call twice when the process died right after the click that resumed it', async () => {
+    const restart = countingTool();
+    // The resumed run stops before the call: the process dies with the click's commit already written.
+    const model = new ScriptedChatModel([reply.toolCalls(['restart_service', { service: 'web' }])]);
+    const core = startCoreHarness({ model, tools: [restart.tool] });
+    const threadTs = '1767220400.000500';
+    await core.submit(threadTs, 'restart web');
+    const suspended = await core.nextOutcome();
+    if (suspended.type !== 'awaiting-approval')
+      throw new Error(`expected a suspension, got ${suspended.type}`);
+
+    // The click's own commit claims the turn for this process and marks the call it runs first as
+    // started (the at-most-once ledger), so the marker costs no commit of its own.
+    const resolved = await core.store.approvals.resolve(
+      { requestId: suspended.approval.requestId, decision: 'allowed', decidedBy: approver },
+      { lease: { owner: 'a-process-about-to-die', durationMs: 15_000 } },
+    );
+    expect(resolved).toMatchObject({
+      type: 'decided',
+      claim: { mode: 'resume', startedCall: { toolCallId: 'call_1' } },
+    });
+
+    const nextModel = new ScriptedChatModel([reply.text('I could not tell whether web restarted.')]);
+    core.crash({ model: nextModel });
+    core.clock.advance(15_001);
+    expect((await core.runtime.recover()).rerun).toBe(1);
+    expect(await core.nextOutcome()).toMatchObject({ type: 'completed' });
+
+    // Its outcome is unknown to the new process, so the call is reported, not run.
+    expect(restart.runs).toEqual([]);
+    expect(toolResults(nextModel.calls[0]!.messages).get('call_1')).toBe(interruptedResult);
+  });
 });
