@@ -170,12 +170,12 @@ const envSchema = z.object({
   HOLDFAST_DEPLOY_SERVICES: optionalText,
   HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
   HOLDFAST_INSTRUCTIONS: optionalText,
-  HOLDFAST_MAX_CONCURRENT_TURNS: integer(8, 1, 256),
+  HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
   HOLDFAST_MAX_MODEL_CALLS: integer(40, 1, 1_000),
   HOLDFAST_MAX_TOOL_CALLS: integer(100, 1, 10_000),
   HOLDFAST_MAX_TURNS_PER_THREAD: integer(5, 1, 1_000),
   HOLDFAST_MAX_TURNS_PER_USER: integer(20, 1, 10_000),
-  HOLDFAST_SWEEP_INTERVAL: duration('30s'),
+  HOLDFAST_SWEEP_INTERVAL: duration('5s'),
   HOLDFAST_LOG_LEVEL: z
     .string()
     .optional()

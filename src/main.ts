@@ -255,7 +255,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const stopApp = () => app.stop().then(() => undefined);
     closers.unshift(stopApp);
 
-    await runtime.recover();
+    await runtime.recover({ expiry: 'background' });
     runtime.startSweep(config.sweepIntervalMs);
     logger.info(
       { mode: config.slack.type, database: config.databasePath, tools: tools.map((tool) => tool.name) },

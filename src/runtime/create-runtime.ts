@@ -227,8 +227,12 @@ export class Runtime {
     return outcome;
   }
 
-  recover(): Promise<RecoveryReport> {
-    return recoverTurns(this.#recoveryDeps());
+  /**
+   * Picks up what a dead or busy process left (DESIGN §4). At boot, pass `expiry: 'background'`: overdue
+   * requests then expire in batches after start-up rather than before it.
+   */
+  recover(options?: { readonly expiry?: 'now' | 'background' }): Promise<RecoveryReport> {
+    return recoverTurns(this.#recoveryDeps(), options);
   }
 
   startSweep(intervalMs: number): void {

@@ -31,16 +31,18 @@ const expiryBatch = 200;
  * found from the store alone and handed to the scheduler or the outbox worker, which do nothing twice
  * because every step is claimed through the store. Every query here reads what is open, not history.
  */
-export async function recoverTurns(deps: RecoveryDeps): Promise<RecoveryReport> {
+export async function recoverTurns(
+  deps: RecoveryDeps,
+  options: { readonly expiry?: 'now' | 'background' } = {},
+): Promise<RecoveryReport> {
   const { store, scheduler, outbox, identity, logger } = deps;
-  let expired = 0;
-  for (;;) {
-    const batch = await store.approvals.expireOverdue(expiryBatch);
-    expired += batch.length;
-    for (const approval of batch) outbox?.kick(approval.conversationId);
-    if (batch.length < expiryBatch) break;
-    await new Promise<void>((resolve) => setImmediate(resolve)); // let clicks and events in between
+  // At boot, a backlog of overdue requests is expired after start-up, not before it: a process with ten
+  // thousand of them is serving in well under a second, and they expire in batches meanwhile.
+  const expiring = expireAll(deps);
+  if (options.expiry === 'background') {
+    expiring.catch((error: unknown) => logger.error({ err: error }, 'expiring overdue requests failed'));
   }
+  const expired = options.expiry === 'background' ? 0 : await expiring;
   const recoverable = await store.turns.recoverable();
   for (const turn of recoverable.decidedAwaiting) void scheduler.resume(turn.conversationId, turn.id);
   let rerun = 0;
@@ -68,6 +70,22 @@ export async function recoverTurns(deps: RecoveryDeps): Promise<RecoveryReport> 
   };
   if (Object.values(report).some((count) => count > 0)) logger.info(report, 'recovery sweep');
   return report;
+}
+
+async function expireAll(deps: RecoveryDeps): Promise<number> {
+  let expired = 0;
+  for (;;) {
+    const batch = await deps.store.approvals.expireOverdue(expiryBatch);
+    expired += batch.length;
+    for (const approval of batch) deps.outbox?.kick(approval.conversationId);
+    // A turn whose last request just expired resumes; the model is told it timed out.
+    for (const turnId of new Set(batch.map((approval) => approval.turnId))) {
+      const turn = await deps.store.turns.get(turnId);
+      if (turn?.status === 'awaiting_approval') void deps.scheduler.resume(turn.conversationId, turn.id);
+    }
+    if (batch.length < expiryBatch) return expired;
+    await new Promise<void>((resolve) => setImmediate(resolve)); // let clicks and events in between
+  }
 }
 
 export interface SweepTimer {

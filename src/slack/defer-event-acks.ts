@@ -1,4 +1,5 @@
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import { isStoreFault } from '../store/store-errors.js';
 
 /**
  * Bolt acknowledges an Events API delivery before any listener runs, so an event whose save then fails
@@ -14,13 +15,20 @@ export function deferEventAcks<R extends Receiver>(receiver: R): R {
       if (!isEventCallback(event.body)) return app.processEvent(event);
       let acknowledged = false;
       let response: unknown;
-      await app.processEvent({
-        ...event,
-        ack: async (ackResponse?: unknown) => {
-          acknowledged = true;
-          response = ackResponse;
-        },
-      });
+      try {
+        await app.processEvent({
+          ...event,
+          ack: async (ackResponse?: unknown) => {
+            acknowledged = true;
+            response = ackResponse;
+          },
+        });
+      } catch (error) {
+        // Only a save that failed is worth Slack's redelivery; an event that cannot be processed at all
+        // (malformed, or a bug) would fail the same way again, so it is acknowledged as before.
+        if (!isStoreFault(causeOf(error))) await event.ack(response as never);
+        throw error;
+      }
       if (acknowledged) await event.ack(response as never);
     };
     init(Object.assign(Object.create(app) as App, { processEvent }));
@@ -30,4 +38,9 @@ export function deferEventAcks<R extends Receiver>(receiver: R): R {
 
 function isEventCallback(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'event_callback';
+}
+
+/** Bolt wraps a listener's error in a coded error that keeps the original. */
+function causeOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'original' in error ? error.original : error;
 }

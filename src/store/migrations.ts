@@ -221,6 +221,12 @@ export const migrations: readonly Migration[] = [
       -- The claim a ledger entry was written under: the decision that resumes a turn marks the call it will
       -- run first in its own commit, and only that claim may then run it.
       ALTER TABLE tool_executions ADD COLUMN lease_token INTEGER;
+      -- Set when the last undecided request of an awaiting turn is decided: the sweep finds turns to
+      -- resume by this index, in proportion to what is ready, not to everything that waits.
+      ALTER TABLE turns ADD COLUMN ready_at INTEGER;
+      UPDATE turns SET ready_at = updated_at WHERE status = 'awaiting_approval'
+        AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = turns.id AND a.resolved_at IS NULL);
+      CREATE INDEX turns_ready ON turns (ready_at) WHERE status = 'awaiting_approval' AND ready_at IS NOT NULL;
       CREATE INDEX turns_open ON turns (status, lease_expires_at)
         WHERE status IN ('queued', 'running', 'awaiting_approval');
       CREATE INDEX turns_open_by_user ON turns (requested_by)

@@ -19,7 +19,7 @@ import {
   writeTransaction,
 } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
-import { prepareTurnClaim } from './sqlite-turns.js';
+import { prepareReadyMark, prepareTurnClaim } from './sqlite-turns.js';
 
 export interface ApprovalRow {
   request_id: string;
@@ -131,6 +131,7 @@ export function prepareApprovalCreate(context: SqliteContext) {
 export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const { db, now } = context;
   const claimTurn = prepareTurnClaim(context);
+  const markReady = prepareReadyMark(context);
   const checkFence = prepareFenceCheck(context);
   const writeOutbox = prepareOutboxWriter(context);
   const createInside = prepareApprovalCreate(context);
@@ -228,6 +229,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       always: 0,
     });
     if (changed.changes === 0) return false;
+    markReady(row.turn_id, at);
     record(row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at }, at);
     rewriteCards(row, 'expired', at, deliverAs);
     return true;
@@ -285,6 +287,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
         always: always ? 1 : 0,
       });
       if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
+      markReady(row.turn_id, at);
       record(row, input.decidedBy, `approval.${input.decision}`, { always }, at);
       rewriteCards(row, input.decision, at, deliverAs);
       if (always) {

@@ -168,10 +168,9 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
   const running = db.prepare<[], TurnRow>(`SELECT * FROM turns WHERE status = 'running' ORDER BY seq`);
   const decidedAwaiting = db.prepare<[], TurnRow>(
-    `SELECT t.* FROM turns t WHERE t.status = 'awaiting_approval'
-       AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = t.id AND a.resolved_at IS NULL)
-     ORDER BY t.seq`,
+    `SELECT * FROM turns WHERE status = 'awaiting_approval' AND ready_at IS NOT NULL ORDER BY ready_at`,
   );
+  const markReady = prepareReadyMark(context);
   const latestSnapshot = db.prepare<[string], { kv_snapshot_json: string; request_id: string }>(
     `SELECT kv_snapshot_json, request_id FROM approvals
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
@@ -265,6 +264,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
         errorCode: null,
         errorMessage: null,
       });
+      // Decided already (from the inbox, while the turn was still running): ready to resume at once.
+      markReady(fence.turnId, at);
       writeOutbox(
         [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
         at,
@@ -334,6 +335,20 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
 }
 
 /**
+ * Marks an awaiting turn ready to resume once none of its requests is undecided; inside the commit that
+ * decided (or expired) the last one.
+ */
+export function prepareReadyMark({ db }: SqliteContext): (turnId: string, at: number) => void {
+  const mark = db.prepare(
+    `UPDATE turns SET ready_at = @at WHERE id = @turnId AND status = 'awaiting_approval' AND ready_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = @turnId AND a.resolved_at IS NULL)`,
+  );
+  return (turnId, at) => {
+    mark.run({ turnId, at });
+  };
+}
+
+/**
  * The claim itself, to run inside a caller's write transaction: `enqueue` and `approvals.resolve` use it
  * to start or resume a turn in the same commit that made it runnable. Who may take the turn is the pure
  * rule in `decideClaim`; this only gathers its facts and applies its answer.
@@ -349,7 +364,7 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
   );
   const setRunning = db.prepare(
     `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       lease_token = lease_token + 1, attempts = attempts + 1, updated_at = @now WHERE id = @id`,
+       lease_token = lease_token + 1, attempts = attempts + 1, ready_at = NULL, updated_at = @now WHERE id = @id`,
   );
   const appendUserMessage = db.prepare(
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)

@@ -68,6 +68,34 @@ describe('the Slack receiver, given a signed body that is not a Slack request', 
     expect(failures).toEqual([]);
   });
 
+  it('acknowledges an event it cannot process (a channel that is null), queues nothing, and keeps serving', async () => {
+    const model = new ScriptedChatModel([reply.text('Still here.')]);
+    const slack = await startSlackHarness({ model });
+    const event = {
+      type: 'app_mention',
+      user: people.alice,
+      text: `<@${slack.api.identity.botUserId}> deploy`,
+      ts: userTs(),
+      channel: null,
+    };
+
+    // Redelivering it would fail the same way: only a save that failed is refused for Slack to retry.
+    const response = await slack.post(
+      json(
+        JSON.stringify({
+          type: 'event_callback',
+          team_id: slack.api.identity.teamId,
+          event_id: 'Ev0NULL',
+          event,
+        }),
+      ),
+    );
+
+    expect(response.status).toBe(200);
+    expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toHaveLength(0);
+    await expectStillServing(slack);
+  });
+
   it('still answers the health check', async () => {
     const slack = await startSlackHarness({ model: new ScriptedChatModel([]) });
     expect((await slack.post(json('null'))).status).toBe(400);
