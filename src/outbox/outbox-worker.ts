@@ -83,12 +83,19 @@ export class OutboxWorker {
       .finally(() => this.#draining.delete(conversationId));
   }
 
-  /** The sweep: rows due and not held by a live claim, in any conversation (a dead process's rows). */
+  /**
+   * The sweep: rows due and not held by a live claim, and rows whose claim belongs to a process that is
+   * gone (it died mid-send on this host: its claim would otherwise hold them for a whole claim period).
+   */
   async sweep(limit = 500): Promise<number> {
-    const due = await this.#options.store.outbox.duePending(limit);
-    const conversations = new Set(due.map((entry) => entry.conversationId));
+    const { store, identity } = this.#options;
+    const due = await store.outbox.duePending(limit);
+    const orphaned = (await store.outbox.heldPending(limit)).filter(
+      (entry) => entry.claim !== null && identity.ownerGone(entry.claim.owner),
+    );
+    const conversations = new Set([...due, ...orphaned].map((entry) => entry.conversationId));
     for (const conversationId of conversations) this.kick(conversationId);
-    return due.length;
+    return due.length + orphaned.length;
   }
 
   async idle(): Promise<void> {

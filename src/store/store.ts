@@ -299,6 +299,11 @@ export interface OutboxStore {
    */
   duePending(limit: number): Promise<OutboxEntry[]>;
   /**
+   * Pending rows held by a claim that has not lapsed, for the sweep to find the ones whose owner is gone
+   * (a process that died on this host) and take them at once instead of waiting out the claim.
+   */
+  heldPending(limit: number): Promise<OutboxEntry[]>;
+  /**
    * Claims a row for sending: only a pending row whose claim is absent, lapsed, or held by
    * `takeOverFrom`. Taking over a claim that never recorded an outcome marks the row in doubt.
    */

@@ -46,6 +46,11 @@ describe('holdfast killed with SIGKILL at a named point, then started again on t
 
     const second = await world.start('second');
     const card = await world.waitForCard(threadTs);
+    // Found in the thread by its metadata and recorded, without waiting for the dead claim to lapse.
+    await expect
+      .poll(() => world.rows("SELECT status FROM outbox WHERE key LIKE 'card:%'"), { timeout: 10_000 })
+      .toEqual([{ status: 'sent' }]);
+    expect(world.rows('SELECT ts FROM approval_cards')).toEqual([{ ts: card.ts }]);
     expect(await world.click(second, card)).toBe(200);
     const answers = await world.waitForAnswers(threadTs);
 

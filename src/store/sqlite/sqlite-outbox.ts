@@ -97,6 +97,11 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
        AND (claim_owner IS NULL OR claim_expires_at < ?)
      ORDER BY next_attempt_at LIMIT ?`,
   );
+  // Only rows in flight match: a handful, whatever the history.
+  const held = db.prepare<[number, number], OutboxRow>(
+    `SELECT * FROM outbox WHERE status = 'pending' AND claim_owner IS NOT NULL AND claim_expires_at >= ?
+     ORDER BY id LIMIT ?`,
+  );
   const takeClaim = db.prepare(
     `UPDATE outbox SET claim_owner = @owner, claim_token = claim_token + 1, claim_expires_at = @expires,
        attempts = attempts + 1,
@@ -213,6 +218,9 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     async duePending(limit) {
       const at = now();
       return due.all(at, at, limit).map(toOutboxEntry);
+    },
+    async heldPending(limit) {
+      return held.all(now(), limit).map(toOutboxEntry);
     },
     claim: async (id, lease, options) => claim(id, lease, options?.takeOverFrom ?? null),
     async recordProgress(id, token, sent, extendByMs) {
