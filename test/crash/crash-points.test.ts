@@ -46,11 +46,12 @@ describe('holdfast killed with SIGKILL at a named point, then started again on t
 
     const second = await world.start('second');
     const card = await world.waitForCard(threadTs);
-    // Found in the thread by its metadata and recorded, without waiting for the dead claim to lapse.
+    // Looked for in the thread (by its metadata) before anything is posted again, without waiting for
+    // the dead process's claim to lapse.
+    await world.slack.waitFor('conversations.replies', (call) => call.params.ts === threadTs, 10_000);
     await expect
       .poll(() => world.rows("SELECT status FROM outbox WHERE key LIKE 'card:%'"), { timeout: 10_000 })
       .toEqual([{ status: 'sent' }]);
-    expect(world.rows('SELECT ts FROM approval_cards')).toEqual([{ ts: card.ts }]);
     expect(await world.click(second, card)).toBe(200);
     const answers = await world.waitForAnswers(threadTs);
 
@@ -58,6 +59,7 @@ describe('holdfast killed with SIGKILL at a named point, then started again on t
     expect(answers.map((message) => message.text)).toEqual(['Done with t1.']);
     expect(world.markerLines('runs.log')).toEqual(['t1']);
     expect(world.rows('SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+    expect(world.rows('SELECT ts FROM approval_cards')).toEqual([{ ts: card.ts }]);
   });
 
   it('answer being posted: every chunk once, in order, the rest within seconds of the restart', async ({

@@ -1,0 +1,57 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { channel, countingShellTool, readRows, startSlackHarness, waitForCard } from './slack-harness.js';
+
+/** Short, so a slow post spans many sweeps. */
+const sweepIntervalMs = 50;
+/**
+ * How long Slack takes to answer a post here: a slow network, or a 429 waited out. Wall-clock on
+ * purpose: the sweep runs on its own timer, and what is under test is that twenty of its runs, however
+ * they interleave with the post, do not take the post in flight for one never made.
+ */
+const slowPostMs = 20 * sweepIntervalMs;
+
+describe('the sweep, while a Slack post is slow', () => {
+  it('posts one card and one answer however many sweeps run while each is in flight', async () => {
+    const { tool, runs } = countingShellTool();
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([
+        reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_restart']),
+        reply.text('web restarted.'),
+      ]),
+      tools: [tool],
+      env: { HOLDFAST_SWEEP_INTERVAL: `${sweepIntervalMs}ms` },
+    });
+    const slowCard = slack.api.holdNext('chat.postMessage', (call) =>
+      String(call.params.text).startsWith('Approval needed'),
+    );
+
+    const threadTs = await slack.mention('restart web please');
+    await slowCard.arrived;
+    await sleep(slowPostMs);
+    slowCard.release();
+    const card = await waitForCard(slack.api, threadTs);
+
+    const slowAnswer = slack.api.holdNext(
+      'chat.postMessage',
+      (call) => call.params.text === 'web restarted.',
+    );
+    expect((await slack.click('allow', card)).status).toBe(200);
+    await slowAnswer.arrived;
+    await sleep(slowPostMs);
+    slowAnswer.release();
+    await slack.settle();
+
+    const posts = slack.api
+      .succeeded('chat.postMessage')
+      .filter((call) => call.params.thread_ts === threadTs)
+      .map((call) => String(call.params.text));
+    expect(posts).toHaveLength(2);
+    expect(posts[0]).toMatch(/^Approval needed/);
+    expect(posts[1]).toBe('web restarted.');
+    expect(slack.api.thread(channel, threadTs)).toHaveLength(2);
+    expect(runs).toEqual(['systemctl restart web']);
+    expect(readRows(slack.databasePath, 'SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+  });
+});
