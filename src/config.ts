@@ -155,7 +155,8 @@ const envSchema = z.object({
   HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(8, 1, 256),
-  HOLDFAST_SWEEP_INTERVAL: duration('30s'),
+  // Recovery of a dead process's turns and deliveries waits for the next sweep: seconds, not minutes.
+  HOLDFAST_SWEEP_INTERVAL: duration('5s'),
   HOLDFAST_LOG_LEVEL: z
     .string()
     .optional()
