@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../support/fake-slack-api.js';
-import { forThread, longAnswer, startCrashWorld, userTs } from './crash-world.js';
+import { endShellGroupAfterTest, forThread, longAnswer, startCrashWorld, userTs } from './crash-world.js';
 
 /**
  * Within this long of the new process being up, a turn the dead one was running must be finished. The
@@ -15,21 +15,6 @@ const sectionText = (message: FakeMessage) =>
     .filter((block) => block.type === 'section')
     .map((block) => (block.text as { text?: string } | undefined)?.text ?? '')
     .join('\n\n');
-
-/** Whatever the marker's line says the shell's pid was: the group left running after the kill is ended. */
-function endShellGroupAfterTest(lines: () => string[]): void {
-  onTestFinished(() => {
-    for (const line of lines()) {
-      const pid = Number(line.split(' ')[1]);
-      if (!Number.isInteger(pid) || pid <= 1) continue;
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  });
-}
 
 describe('holdfast killed with SIGKILL at a named point, then started again on the same file', () => {
   it('card posted, its ts not yet stored: one card, and it decides the request', async () => {

@@ -255,3 +255,18 @@ export async function startCrashWorld(options: { sweepInterval?: string } = {}):
     rows: (sql, ...params) => readRows(databasePath, sql, ...params),
   };
 }
+
+/** Whatever the marker's line says the shell's pid was: the group left running after the kill is ended. */
+export function endShellGroupAfterTest(lines: () => string[]): void {
+  onTestFinished(() => {
+    for (const line of lines()) {
+      const pid = Number(line.split(' ')[1]);
+      if (!Number.isInteger(pid) || pid <= 1) continue;
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}

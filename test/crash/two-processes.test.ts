@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { deliveryKeyOf } from '../support/fake-slack-api.js';
-import { forThread, startCrashWorld, userTs } from './crash-world.js';
+import { endShellGroupAfterTest, forThread, startCrashWorld, userTs } from './crash-world.js';
 import type { HoldfastChild } from './holdfast-child.js';
 
 /** How long both processes take traffic (a rolling deploy's overlap); HOLDFAST_CRASH_OVERLAP_MS to change. */
@@ -81,28 +81,45 @@ describe('two holdfast processes on one database file', () => {
     }
     await annotate(`${threads.length} threads (${commands.length} with a click) over ${overlapMs} ms`);
 
-    // One process dies while a turn of its own waits on the model.
-    const held = world.openai.holdNext(forThread('tkill'));
-    const ts = await world.mention(a, '[tkill] how is the web tier?');
+    // One process dies while a turn of its own waits on the model; the other finishes it.
+    const held = world.openai.holdNext(forThread('tkill1'));
+    const modelThread = await world.mention(a, '[tkill1] how is the web tier?');
     await held.arrived;
     await a.kill();
-    const killedAt = performance.now();
+    const modelKilledAt = performance.now();
     held.release();
-
-    const answers = await world.waitForAnswers(ts, 1, 60_000);
-    const takeoverMs = performance.now() - killedAt;
+    const afterModelKill = await world.waitForAnswers(modelThread, 1, 60_000);
+    const modelTakeoverMs = performance.now() - modelKilledAt;
     await annotate(
-      `the surviving process finished the dead one's turn ${Math.round(takeoverMs)} ms after the kill`,
+      `killed in a model call: the other process finished the turn ${Math.round(modelTakeoverMs)} ms later`,
     );
 
-    expect(answers.map((message) => message.text)).toEqual(['Answer for tkill.']);
+    // The next release comes up beside the survivor, and the survivor dies while its tool runs.
+    const c = await world.start('c');
+    endShellGroupAfterTest(() => world.markerLines('slow.log'));
+    const toolThread = await world.mention(b, '[tkill2] run: echo "tkill2 $$" >> slow.log; sleep 60');
+    expect(await world.click(b, await world.waitForCard(toolThread))).toBe(200);
+    await expect.poll(() => world.markerLines('slow.log').length, { timeout: 30_000 }).toBe(1);
+    await b.kill();
+    const toolKilledAt = performance.now();
+    const afterToolKill = await world.waitForAnswers(toolThread, 1, 60_000);
+    const toolTakeoverMs = performance.now() - toolKilledAt;
+    await annotate(
+      `killed while its tool ran: the new process finished the turn ${Math.round(toolTakeoverMs)} ms later`,
+    );
+
+    expect(afterModelKill.map((message) => message.text)).toEqual(['Answer for tkill1.']);
+    expect(afterToolKill.map((message) => message.text)).toEqual(['Done with tkill2.']);
+    expect(world.markerLines('slow.log')).toHaveLength(1);
+    expect(c.logs.some((line) => line.msg === 'taking over a turn whose process is gone')).toBe(true);
     expect(world.rows('SELECT status, count(*) AS turns FROM turns GROUP BY status')).toEqual([
-      { status: 'completed', turns: threads.length + 1 },
+      { status: 'completed', turns: threads.length + 2 },
     ]);
     // Recorded once Slack's answer reaches the process, a moment after the post is in the thread.
     await expect
       .poll(() => world.rows("SELECT key, status FROM outbox WHERE status <> 'sent'"), { timeout: 10_000 })
       .toEqual([]);
-    expect(takeoverMs).toBeLessThan(takeoverBoundMs);
+    expect(modelTakeoverMs).toBeLessThan(takeoverBoundMs);
+    expect(toolTakeoverMs).toBeLessThan(takeoverBoundMs);
   });
 });
