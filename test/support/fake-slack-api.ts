@@ -90,6 +90,8 @@ export interface HeldCall {
   readonly arrived: Promise<SlackApiCall>;
   /** Sends the held response, if anyone is still there to read it. */
   release(): void;
+  /** Closes the connection instead: Slack did the work and its answer is lost on the way back. */
+  drop(): void;
 }
 
 /** The key holdfast's outbox put in a post's metadata (`<outbox key>#<part>`), if any. */
@@ -136,7 +138,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     method: string;
     matches: (call: SlackApiCall) => boolean;
     arrived: (call: SlackApiCall) => void;
-    released: Promise<void>;
+    released: Promise<'answer' | 'drop'>;
   }> = [];
   const releases = new Set<() => void>();
   const listeners = new Set<() => void>();
@@ -215,7 +217,10 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       // Slack did the work (the message is there for anyone reading the thread); the caller has not heard.
       const [held] = holds.splice(hold, 1);
       held?.arrived(call);
-      await held?.released;
+      if ((await held?.released) === 'drop') {
+        response.destroy();
+        return;
+      }
     }
     // The caller may be gone by now (killed while it waited): there is nobody left to answer.
     if (!response.destroyed) sendJson(response, 200, body);
@@ -278,17 +283,18 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       targetedFailures.push({ method, matches, failure, left: times });
     },
     holdNext(method, matches = () => true) {
-      let release: () => void = () => {};
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
+      let settle: (how: 'answer' | 'drop') => void = () => {};
+      const released = new Promise<'answer' | 'drop'>((resolve) => {
+        settle = resolve;
       });
+      const release = () => settle('answer');
       releases.add(release);
       let arrived: (call: SlackApiCall) => void = () => {};
       const arrival = new Promise<SlackApiCall>((resolve) => {
         arrived = resolve;
       });
       holds.push({ method, matches, arrived, released });
-      return { arrived: arrival, release };
+      return { arrived: arrival, release, drop: () => settle('drop') };
     },
     setUser: (userId, profile) => workspace.setUser(userId, profile),
     setGroupMembers: (groupId, members) => workspace.setGroupMembers(groupId, members),

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { channel, countingShellTool, readRows, startSlackHarness, waitForCard } from './slack-harness.js';
+import {
+  channel,
+  countingShellTool,
+  eventually,
+  readRows,
+  startSlackHarness,
+  waitForCard,
+} from './slack-harness.js';
 
 /** Short, so a slow post spans many sweeps. */
 const sweepIntervalMs = 50;
@@ -53,5 +60,50 @@ describe('the sweep, while a Slack post is slow', () => {
     expect(slack.api.thread(channel, threadTs)).toHaveLength(2);
     expect(runs).toEqual(['systemctl restart web']);
     expect(readRows(slack.databasePath, 'SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+  });
+});
+
+describe('a post whose answer is lost on the way back', () => {
+  it('is looked for in the thread before it is posted again: one card, one answer', async () => {
+    const { tool, runs } = countingShellTool();
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([
+        reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_restart']),
+        reply.text('web restarted.'),
+      ]),
+      tools: [tool],
+      delivery: { backoffMs: () => 10 },
+    });
+    // Slack posts each of them, then the connection drops before holdfast hears back.
+    const lostCard = slack.api.holdNext('chat.postMessage', (call) =>
+      String(call.params.text).startsWith('Approval needed'),
+    );
+    const lostAnswer = slack.api.holdNext(
+      'chat.postMessage',
+      (call) => call.params.text === 'web restarted.',
+    );
+    const outbox = () => readRows(slack.databasePath, 'SELECT key, status FROM outbox ORDER BY id');
+
+    const threadTs = await slack.mention('restart web please');
+    await lostCard.arrived;
+    lostCard.drop();
+    await eventually(() => outbox()[0]?.status === 'sent', 'the card to be on record');
+    const card = await waitForCard(slack.api, threadTs);
+    expect((await slack.click('allow', card)).status).toBe(200);
+    await lostAnswer.arrived;
+    lostAnswer.drop();
+    await eventually(() => outbox().every((row) => row.status === 'sent'), 'the answer to be on record');
+    await slack.settle();
+
+    const posts = slack.api
+      .succeeded('chat.postMessage')
+      .filter((call) => call.params.thread_ts === threadTs)
+      .map((call) => String(call.params.text));
+    expect(posts).toHaveLength(2);
+    expect(posts[0]).toMatch(/^Approval needed/);
+    expect(posts[1]).toBe('web restarted.');
+    expect(runs).toEqual(['systemctl restart web']);
+    expect(outbox().map((row) => String(row.key).split(':')[0])).toEqual(['card', 'card-update', 'answer']);
+    expect(readRows(slack.databasePath, 'SELECT ts FROM approval_cards')).toEqual([{ ts: card.ts }]);
   });
 });
