@@ -215,7 +215,11 @@ export class OutboxWorker {
         { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: wait },
         'delivery failed; retrying later',
       );
-      if (await store.outbox.retryLater(entry.id, token, { nextAttemptAt, error: reasonOf(error) })) {
+      // A part that may have landed keeps the row in doubt: the next attempt looks before it posts.
+      const inDoubt = error instanceof DeliveryError ? error.mayHaveLanded : true;
+      if (
+        await store.outbox.retryLater(entry.id, token, { nextAttemptAt, error: reasonOf(error), inDoubt })
+      ) {
         this.#wakeAt(entry.conversationId, nextAttemptAt);
       }
       return false;

@@ -323,11 +323,14 @@ export interface OutboxStore {
    * same commit.
    */
   complete(id: number, claim: ClaimToken, progress: DeliveryProgress): Promise<boolean>;
-  /** Hands the row back to be tried again at `nextAttemptAt`; its claim ends cleanly (not in doubt). */
+  /**
+   * Hands the row back to be tried again at `nextAttemptAt`; its claim ends. `inDoubt`: the part being
+   * sent may have landed all the same, so the next attempt looks for it first.
+   */
   retryLater(
     id: number,
     claim: ClaimToken,
-    retry: { nextAttemptAt: number; error: string },
+    retry: { nextAttemptAt: number; error: string; inDoubt: boolean },
   ): Promise<boolean>;
   /**
    * The row can never be delivered: it is marked failed, an audit event says why, and `then` (a notice

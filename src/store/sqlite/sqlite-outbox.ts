@@ -120,7 +120,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
   );
   const retry = db.prepare(
-    `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = 0, next_attempt_at = @next,
+    `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = @inDoubt, next_attempt_at = @next,
        last_error = @error
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
   );
@@ -244,6 +244,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
           token: token.token,
           next: next.nextAttemptAt,
           error: next.error,
+          inDoubt: next.inDoubt ? 1 : 0,
         }),
       );
       return changed.changes === 1;
