@@ -28,6 +28,10 @@ export interface HoldfastChild {
   kill(): Promise<void>;
   /** SIGTERM, as a deploy would; SIGKILL if it has not exited within the grace. */
   stop(): Promise<void>;
+  /** SIGSTOP: alive but frozen (a long GC pause, a stalled VM); its leases run out. */
+  freeze(): void;
+  /** SIGCONT: it carries on where it was, unaware of the time it lost. */
+  thaw(): void;
   readonly exited: boolean;
 }
 
@@ -106,8 +110,15 @@ export async function startHoldfastChild(options: HoldfastChildOptions): Promise
       child.kill('SIGKILL');
       await exit;
     },
+    freeze() {
+      child.kill('SIGSTOP');
+    },
+    thaw() {
+      child.kill('SIGCONT');
+    },
     async stop() {
       if (exited) return;
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exit;

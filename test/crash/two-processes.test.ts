@@ -122,4 +122,36 @@ describe('two holdfast processes on one database file', () => {
     expect(modelTakeoverMs).toBeLessThan(takeoverBoundMs);
     expect(toolTakeoverMs).toBeLessThan(takeoverBoundMs);
   });
+
+  it('fences a process frozen past its lease: the other finishes the turn, the thawed one posts nothing', async ({
+    annotate,
+  }) => {
+    const world = await startCrashWorld();
+    const a = await world.start('a');
+    await world.start('b');
+
+    const held = world.openai.holdNext(forThread('tzombie'));
+    const ts = await world.mention(a, '[tzombie] how is the web tier?');
+    await held.arrived;
+    a.freeze();
+    const frozenAt = performance.now();
+    // b takes the turn once a's lease has run out (a is alive, so not before), and answers.
+    await world.waitForAnswers(ts, 1, 60_000);
+    const takeoverMs = performance.now() - frozenAt;
+    await annotate(`frozen process: the other finished its turn ${Math.round(takeoverMs)} ms later`);
+
+    // a wakes up and gets the model's answer to a call it made for a turn that is no longer its own.
+    a.thaw();
+    held.release();
+    await expect
+      .poll(() => a.logs.some((line) => /^lease lost/.test(String(line.msg))), { timeout: 30_000 })
+      .toBe(true);
+    await a.stop();
+
+    expect(world.answers(ts).map((message) => message.text)).toEqual(['Answer for tzombie.']);
+    expect(world.rows("SELECT count(*) AS answers FROM messages WHERE role = 'assistant'")).toEqual([
+      { answers: 1 },
+    ]);
+    expect(world.rows('SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+  });
 });
