@@ -5,6 +5,7 @@ import {
   channel,
   countingShellTool,
   eventually,
+  people,
   readRows,
   startSlackHarness,
   waitForCard,
@@ -105,5 +106,32 @@ describe('a post whose answer is lost on the way back', () => {
     expect(runs).toEqual(['systemctl restart web']);
     expect(outbox().map((row) => String(row.key).split(':')[0])).toEqual(['card', 'card-update', 'answer']);
     expect(readRows(slack.databasePath, 'SELECT ts FROM approval_cards')).toEqual([{ ts: card.ts }]);
+  });
+
+  it('finds a direct message the same way: the requester is told once', async () => {
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([reply.text('All quiet.')]),
+      delivery: { backoffMs: () => 10 },
+    });
+    slack.api.failNext('chat.postMessage', { type: 'error', error: 'not_in_channel' });
+    const lostNotice = slack.api.holdNext('chat.postMessage', (call) => call.params.channel === people.alice);
+
+    await slack.mention('anything on fire?');
+    await lostNotice.arrived;
+    lostNotice.drop();
+    await eventually(
+      () =>
+        readRows(slack.databasePath, "SELECT status FROM outbox WHERE key LIKE 'undeliverable:%'")[0]
+          ?.status === 'sent',
+      'the notice to be on record',
+    );
+    await slack.settle();
+
+    const notices = slack.api
+      .succeeded('chat.postMessage')
+      .filter((call) => call.params.channel === people.alice);
+    expect(notices).toHaveLength(1);
+    expect(String(notices[0]?.params.text)).toContain('holdfast is not a member of that channel');
+    expect(slack.api.succeeded('conversations.history')).not.toHaveLength(0);
   });
 });
