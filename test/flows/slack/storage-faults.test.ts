@@ -105,4 +105,37 @@ describe('a database that stops taking writes', () => {
     expect(slack.api.thread(channel, ts).map((message) => message.text)).toEqual(['The disk is 41% full.']);
     expect(readRows(slack.databasePath, 'SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
   });
+
+  it('while an answer is posted: once it clears, the answer is on record and the thread goes on at once', async () => {
+    const model = new ScriptedChatModel([
+      reply.text('The disk is 41% full.'),
+      reply.text('It was 40% an hour ago.'),
+    ]);
+    const slack = await startSlackHarness({ model, delivery: { backoffMs: () => 10 } });
+    const posted = slack.api.holdNext(
+      'chat.postMessage',
+      (call) => call.params.text === 'The disk is 41% full.',
+    );
+
+    const threadTs = await slack.mention('how full is the disk?');
+    await posted.arrived;
+    // Slack has the answer; holdfast hears back while it cannot write that down.
+    const lock = lockDatabase(slack.databasePath);
+    posted.release();
+    await slack.waitForLog((entry) => entry.msg === 'could not record a delivery outcome', 30_000);
+    lock.release();
+
+    await slack.reply(threadTs, 'and an hour ago?');
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'It was 40% an hour ago.');
+    await slack.settle();
+
+    expect(slack.api.thread(channel, threadTs).map((message) => message.text)).toEqual([
+      'The disk is 41% full.',
+      'It was 40% an hour ago.',
+    ]);
+    expect(readRows(slack.databasePath, 'SELECT status FROM outbox ORDER BY id')).toEqual([
+      { status: 'sent' },
+      { status: 'sent' },
+    ]);
+  }, 60_000);
 });
