@@ -85,13 +85,17 @@ export class OutboxWorker {
 
   /**
    * The sweep: rows due and not held by a live claim, and rows whose claim belongs to a process that is
-   * gone (it died mid-send on this host: its claim would otherwise hold them for a whole claim period).
+   * gone (it died mid-send on this host: its claim would otherwise hold them for a whole claim period) or
+   * to this one after a send whose outcome could not be written.
    */
   async sweep(limit = 500): Promise<number> {
     const { store, identity } = this.#options;
     const due = await store.outbox.duePending(limit);
     const orphaned = (await store.outbox.heldPending(limit)).filter(
-      (entry) => entry.claim !== null && identity.ownerGone(entry.claim.owner),
+      (entry) =>
+        entry.claim !== null &&
+        (identity.ownerGone(entry.claim.owner) ||
+          (entry.claim.owner === identity.owner && this.#unsettled.has(entry.id))),
     );
     const conversations = new Set([...due, ...orphaned].map((entry) => entry.conversationId));
     for (const conversationId of conversations) this.kick(conversationId);
@@ -141,7 +145,9 @@ export class OutboxWorker {
       ) {
         return this.#wakeAt(conversationId, claim.expiresAt + 1); // another live process is sending it
       } else if (claim && claim.expiresAt >= now && claim.owner === identity.owner) {
-        return this.#wakeAt(conversationId, claim.expiresAt + 1); // our own attempt left it in doubt
+        // Our own attempt ended without its outcome on record (a storage fault): nothing of it is still in
+        // flight, so take it again now, in doubt, rather than wait for the claim to lapse.
+        held = await store.outbox.claim(entry.id, this.lease, { takeOverFrom: identity.owner });
       } else {
         held = await store.outbox.claim(entry.id, this.lease, {
           takeOverFrom: claim && identity.ownerGone(claim.owner) ? claim.owner : undefined,
@@ -224,9 +230,14 @@ export class OutboxWorker {
       }
       return false;
     } catch (storeError) {
-      // The outcome could not be recorded: the claim lapses and the sweep reconciles the row.
+      // The outcome could not be recorded: the row is taken again, in doubt, once the store takes writes
+      // (the next kick, this wake-up or the sweep), and reconciled.
       logger.error({ err: storeError, outboxId: entry.id }, 'could not record a delivery outcome');
       this.#unsettled.add(entry.id);
+      this.#wakeAt(
+        entry.conversationId,
+        this.#now() + (this.#options.backoffMs ?? defaultBackoffMs)(attempts),
+      );
       return false;
     }
   }
