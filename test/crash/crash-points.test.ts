@@ -16,7 +16,7 @@ const sectionText = (message: FakeMessage) =>
     .map((block) => (block.text as { text?: string } | undefined)?.text ?? '')
     .join('\n\n');
 
-describe('holdfast killed with SIGKILL at a named point, then started again on the same file', () => {
+describe('holdfast killed at a named point (SIGKILL, or SIGTERM as a deploy), then started again on the same file', () => {
   it('card posted, its ts not yet stored: one card, and it decides the request', async () => {
     const world = await startCrashWorld();
     const first = await world.start('first');
@@ -120,6 +120,34 @@ describe('holdfast killed with SIGKILL at a named point, then started again on t
     expect(answers.map((message) => message.text)).toEqual(['Done with t4.']);
     expect(world.markerLines('runs.log')).toHaveLength(1);
     expect(world.cards(threadTs)).toHaveLength(1);
+    expect(finishedAfterMs).toBeLessThan(takeoverBoundMs);
+  });
+
+  it('stopped by a deploy (SIGTERM) in a model call: it exits at once, the next process finishes the turn', async ({
+    annotate,
+  }) => {
+    const world = await startCrashWorld();
+    const first = await world.start('first');
+    const held = world.openai.holdNext(forThread('t5'));
+
+    const threadTs = await world.mention(first, '[t5] is the web tier healthy?');
+    await held.arrived;
+    const stopping = performance.now();
+    await first.stop();
+    const stoppedInMs = performance.now() - stopping;
+    held.release();
+
+    const second = await world.start('second');
+    const answers = await world.waitForAnswers(threadTs, 1, 60_000);
+    const finishedAfterMs = performance.now() - second.readyAt;
+    await annotate(
+      `stopped in ${Math.round(stoppedInMs)} ms; turn finished ${Math.round(finishedAfterMs)} ms after the restart`,
+    );
+
+    expect(answers.map((message) => message.text)).toEqual(['Answer for t5.']);
+    expect(world.rows('SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+    // The turn was handed back rather than left for its lease to run out.
+    expect(second.logs.some((line) => line.msg === 'taking over a turn whose process is gone')).toBe(false);
     expect(finishedAfterMs).toBeLessThan(takeoverBoundMs);
   });
 });
