@@ -88,7 +88,7 @@ export const userTs = () => {
   return `${Math.floor(Date.now() / 1000)}.${String(tsCounter).padStart(6, '0')}`;
 };
 
-export async function startCrashWorld(options: { sweepInterval?: string } = {}): Promise<CrashWorld> {
+export async function startCrashWorld(): Promise<CrashWorld> {
   const dir = tempDir('holdfast-crash-');
   const slack = await startFakeSlackApi();
   onTestFinished(() => slack.close());
@@ -180,7 +180,7 @@ export async function startCrashWorld(options: { sweepInterval?: string } = {}):
           HOLDFAST_APPROVERS: people.bob,
           HOLDFAST_SHELL_TIMEOUT: '120s',
           HOLDFAST_LOG_LEVEL: 'info',
-          ...(options.sweepInterval ? { HOLDFAST_SWEEP_INTERVAL: options.sweepInterval } : {}),
+          // Leases and the sweep keep their defaults: the takeover figures are the ones a deployment gets.
           ...env,
         },
       });
