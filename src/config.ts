@@ -175,6 +175,7 @@ const envSchema = z.object({
   HOLDFAST_MAX_TOOL_CALLS: integer(100, 1, 10_000),
   HOLDFAST_MAX_TURNS_PER_THREAD: integer(5, 1, 1_000),
   HOLDFAST_MAX_TURNS_PER_USER: integer(20, 1, 10_000),
+  // Recovery of a dead process's turns and deliveries waits for the next sweep: seconds, not minutes.
   HOLDFAST_SWEEP_INTERVAL: duration('5s'),
   HOLDFAST_LOG_LEVEL: z
     .string()

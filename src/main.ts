@@ -87,7 +87,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   mkdirSync(path.dirname(config.databasePath), { recursive: true });
   mkdirSync(config.workdir, { recursive: true });
   const db = openDatabase(config.databasePath, { synchronous: config.synchronous });
-  const store = createSqliteStore(db, { now });
+  const store = createSqliteStore(db, {
+    now,
+    onDeferredFailure: (error) => {
+      logger.warn({ err: error }, 'could not record delivered messages yet; retrying');
+    },
+  });
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
   try {

@@ -12,8 +12,16 @@ export interface LocalMessage {
   readonly botId?: string;
   readonly text: string;
   readonly blocks: readonly unknown[];
+  /** What an app attached with `metadata` (holdfast: the outbox key a post delivers). */
+  readonly metadata?: LocalMetadata;
   readonly edited: boolean;
 }
+
+export const localMetadataSchema = z.object({
+  event_type: z.string(),
+  event_payload: z.record(z.string(), z.unknown()),
+});
+export type LocalMetadata = z.output<typeof localMetadataSchema>;
 
 export interface LocalEphemeral {
   readonly id: number;
@@ -38,6 +46,11 @@ const parseBlocks = (text: string | null): unknown[] => {
   const parsed = blocksJson.safeParse(JSON.parse(text));
   return parsed.success ? parsed.data : [];
 };
+const parseMetadata = (text: string | null): LocalMetadata | undefined => {
+  if (!text) return undefined;
+  const parsed = localMetadataSchema.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : undefined;
+};
 
 interface MessageRow {
   channel: string;
@@ -47,6 +60,7 @@ interface MessageRow {
   bot_id: string | null;
   text: string;
   blocks: string | null;
+  metadata: string | null;
   edited: number;
 }
 
@@ -86,6 +100,10 @@ export class LocalStore {
       CREATE TABLE IF NOT EXISTS views (user TEXT PRIMARY KEY, view TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `);
+    // Workspaces saved before messages kept their metadata gain the column; their old messages have none.
+    const columns = this.#db.prepare('PRAGMA table_info(messages)').all() as Array<{ name: string }>;
+    if (!columns.some((column) => column.name === 'metadata'))
+      this.#db.exec('ALTER TABLE messages ADD COLUMN metadata TEXT');
   }
 
   /** Slack ts values are unique and sort by time; the last one is kept so a restart never reuses one. */
@@ -110,7 +128,8 @@ export class LocalStore {
     const ts = this.nextTs();
     this.#db
       .prepare(
-        'INSERT INTO messages (channel, ts, thread_ts, user, bot_id, text, blocks) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO messages (channel, ts, thread_ts, user, bot_id, text, blocks, metadata)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         message.channel,
@@ -120,6 +139,7 @@ export class LocalStore {
         message.botId ?? null,
         message.text,
         message.blocks.length > 0 ? JSON.stringify(message.blocks) : null,
+        message.metadata ? JSON.stringify(message.metadata) : null,
       );
     return { ...message, ts, edited: false };
   }
@@ -140,6 +160,29 @@ export class LocalStore {
       | MessageRow
       | undefined;
     return row ? toMessage(row) : undefined;
+  }
+
+  /** A thread's root and its replies after `oldest` (exclusive, as Slack's), oldest first. */
+  thread(channel: string, threadTs: string, oldest = '0'): LocalMessage[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT * FROM messages WHERE channel = ? AND (ts = ? OR thread_ts = ?) AND CAST(ts AS REAL) > CAST(? AS REAL)
+         ORDER BY ts`,
+      )
+      .all(channel, threadTs, threadTs, oldest) as MessageRow[];
+    return rows.map(toMessage);
+  }
+
+  /** A channel's own messages after `oldest` (replies stay in their threads), newest first. */
+  history(channel: string, oldest = '0'): LocalMessage[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT * FROM messages WHERE channel = ? AND (thread_ts IS NULL OR thread_ts = ts)
+           AND CAST(ts AS REAL) > CAST(? AS REAL)
+         ORDER BY ts DESC`,
+      )
+      .all(channel, oldest) as MessageRow[];
+    return rows.map(toMessage);
   }
 
   messages(): LocalMessage[] {
@@ -230,6 +273,7 @@ function toMessage(row: MessageRow): LocalMessage {
     botId: row.bot_id ?? undefined,
     text: row.text,
     blocks: parseBlocks(row.blocks),
+    ...(row.metadata ? { metadata: parseMetadata(row.metadata) } : {}),
     edited: row.edited === 1,
   };
 }

@@ -4,7 +4,7 @@ import { type Delivery, formDelivery, jsonDelivery } from './deliver.js';
 import type { LocalMessage, LocalStore } from './local-store.js';
 import { findChannel, findUser, localBot, localTeam } from './seed.js';
 import { blockActionsBase, eventEnvelope } from './slack-payloads.js';
-import { wireMessage } from './web-api.js';
+import { wireMessage } from './wire-message.js';
 
 const userId = z.string().refine((id) => findUser(id)?.id === id, 'a seeded user id');
 const channelId = z.string().refine((id) => findChannel(id) !== undefined, 'a seeded channel id');

@@ -1,4 +1,5 @@
-import type { LocalStore } from './local-store.js';
+import { type LocalStore, localMetadataSchema } from './local-store.js';
+import { readConversation } from './read-conversations.js';
 import {
   findUser,
   localBot,
@@ -8,6 +9,7 @@ import {
   localUsers,
   resolveChannel,
 } from './seed.js';
+import { wireMessage } from './wire-message.js';
 
 export type WebApiParams = Record<string, unknown>;
 export type WebApiResponse = Record<string, unknown>;
@@ -66,12 +68,16 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       if (!text('text') && !blocks) return { ok: false, error: 'no_text' };
       const threadTs = text('thread_ts');
       if (threadTs && !store.message(channel.id, threadTs)) return { ok: false, error: 'thread_not_found' };
+      const metadata = localMetadataSchema.safeParse(params.metadata);
+      if (params.metadata !== undefined && !metadata.success)
+        return { ok: false, error: 'invalid_metadata_format' };
       const message = store.addMessage({
         ...botAuthor,
         channel: channel.id,
         threadTs,
         text: text('text') ?? '',
         blocks: blocks ?? [],
+        ...(metadata.success ? { metadata: metadata.data } : {}),
       });
       deps.changed();
       return { ok: true, channel: channel.id, ts: message.ts, message: wireMessage(message) };
@@ -172,6 +178,18 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       deps.changed();
       return { ok: true, view: { id: `V${user.id}`, team_id: localTeam.id, ...view } };
     }
+    case 'conversations.replies':
+    case 'conversations.history':
+      return readConversation(store, method, params);
+    case 'conversations.open': {
+      const ids = (text('users') ?? '').split(',').filter((id) => id !== '');
+      if (ids.length === 0) return { ok: false, error: 'users_list_not_supplied' };
+      // The local workspace has only one-to-one DMs with the bot.
+      if (ids.length > 1) return { ok: false, error: 'method_not_supported_for_channel_type' };
+      const user = findUser(ids[0] as string);
+      if (!user || user.id !== ids[0]) return { ok: false, error: 'user_not_found' };
+      return { ok: true, channel: { id: user.dm } };
+    }
     case 'assistant.threads.setStatus':
       return { ok: true };
     default:
@@ -187,25 +205,5 @@ function userShape(id: string, name: string, realName: string, isBot: boolean) {
     real_name: realName,
     is_bot: isBot,
     profile: { display_name: name, real_name: realName },
-  };
-}
-
-export function wireMessage(message: {
-  channel: string;
-  ts: string;
-  threadTs?: string;
-  user: string;
-  botId?: string;
-  text: string;
-  blocks: readonly unknown[];
-}): Record<string, unknown> {
-  return {
-    type: 'message',
-    ...(message.botId ? { subtype: 'bot_message', bot_id: message.botId } : {}),
-    user: message.user,
-    text: message.text,
-    ts: message.ts,
-    ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-    ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
   };
 }

@@ -30,8 +30,16 @@ export class DeliveryError extends HoldfastError {
     /** Short and stable, for people and the audit table (`not_in_channel`, `ratelimited`). */
     readonly reason: string,
     readonly disposition: DeliveryDisposition,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; mayHaveLanded?: boolean },
   ) {
     super(`delivery failed: ${reason}`, options);
+    this.mayHaveLanded = options?.mayHaveLanded ?? false;
   }
+
+  /**
+   * The part may have reached the other side all the same (the connection dropped after the request went
+   * out, a timeout, or a lookup for an earlier attempt's part that did not finish): the next attempt
+   * looks for it before sending it again.
+   */
+  readonly mayHaveLanded: boolean;
 }

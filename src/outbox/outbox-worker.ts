@@ -87,12 +87,23 @@ export class OutboxWorker {
       .finally(() => this.#draining.delete(conversationId));
   }
 
-  /** The sweep: rows due and not held by a live claim, in any conversation (a dead process's rows). */
+  /**
+   * The sweep: rows due and not held by a live claim, and rows whose claim belongs to a process that is
+   * gone (it died mid-send on this host: its claim would otherwise hold them for a whole claim period) or
+   * to this one after a send whose outcome could not be written.
+   */
   async sweep(limit = 500): Promise<number> {
-    const due = await this.#options.store.outbox.duePending(limit);
-    const conversations = new Set(due.map((entry) => entry.conversationId));
+    const { store, identity } = this.#options;
+    const due = await store.outbox.duePending(limit);
+    const orphaned = (await store.outbox.heldPending(limit)).filter(
+      (entry) =>
+        entry.claim !== null &&
+        (identity.ownerGone(entry.claim.owner) ||
+          (entry.claim.owner === identity.owner && this.#unsettled.has(entry.id))),
+    );
+    const conversations = new Set([...due, ...orphaned].map((entry) => entry.conversationId));
     for (const conversationId of conversations) this.kick(conversationId);
-    return due.length;
+    return due.length + orphaned.length;
   }
 
   async idle(): Promise<void> {
@@ -178,7 +189,9 @@ export class OutboxWorker {
       ) {
         return this.#wakeAt(conversationId, claim.expiresAt + 1); // another live process is sending it
       } else if (claim && claim.expiresAt >= now && claim.owner === identity.owner) {
-        return this.#wakeAt(conversationId, claim.expiresAt + 1); // our own attempt left it in doubt
+        // Our own attempt ended without its outcome on record (a storage fault): nothing of it is still in
+        // flight, so take it again now, in doubt, rather than wait for the claim to lapse.
+        held = await store.outbox.claim(entry.id, this.lease, { takeOverFrom: identity.owner });
       } else {
         held = await store.outbox.claim(entry.id, this.lease, {
           takeOverFrom: claim && identity.ownerGone(claim.owner) ? claim.owner : undefined,
@@ -252,14 +265,23 @@ export class OutboxWorker {
         { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: wait },
         'delivery failed; retrying later',
       );
-      if (await store.outbox.retryLater(entry.id, token, { nextAttemptAt, error: reasonOf(error) })) {
+      // A part that may have landed keeps the row in doubt: the next attempt looks before it posts.
+      const inDoubt = error instanceof DeliveryError ? error.mayHaveLanded : true;
+      if (
+        await store.outbox.retryLater(entry.id, token, { nextAttemptAt, error: reasonOf(error), inDoubt })
+      ) {
         this.#wakeAt(entry.conversationId, nextAttemptAt);
       }
       return false;
     } catch (storeError) {
-      // The outcome could not be recorded: the claim lapses and the sweep reconciles the row.
+      // The outcome could not be recorded: the row is taken again, in doubt, once the store takes writes
+      // (the next kick, this wake-up or the sweep), and reconciled.
       logger.error({ err: storeError, outboxId: entry.id }, 'could not record a delivery outcome');
       this.#unsettled.add(entry.id);
+      this.#wakeAt(
+        entry.conversationId,
+        this.#now() + (this.#options.backoffMs ?? defaultBackoffMs)(attempts),
+      );
       return false;
     }
   }

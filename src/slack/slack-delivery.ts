@@ -85,7 +85,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           oldest: target.oldest,
           deliveryKey,
         }),
-      );
+      ).catch(stillInDoubt);
       if (found) {
         deps.logger.info({ key: deliveryKey, ts: found.ts }, 'found a delivery a crash left unrecorded');
         return found;
@@ -182,7 +182,9 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'direct-message': {
           const channel = part.inDoubt
-            ? await slackCall('conversations.open', () => slack.openDirectMessage(message.userId))
+            ? await slackCall('conversations.open', () => slack.openDirectMessage(message.userId)).catch(
+                stillInDoubt,
+              )
             : message.userId;
           return postOnce(
             entry,
@@ -198,6 +200,13 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   };
 }
 
+/** A failure while looking for an earlier attempt's part: whether it landed is still unknown. */
+function stillInDoubt(error: unknown): never {
+  throw error instanceof DeliveryError
+    ? new DeliveryError(error.reason, error.disposition, { cause: error, mayHaveLanded: true })
+    : error;
+}
+
 function toDeliveryError(
   method: string,
   error: unknown,
@@ -211,14 +220,24 @@ function toDeliveryError(
       return new DeliveryError(
         'ratelimited',
         { type: 'retry', afterMs: error.retryAfterMs },
-        { cause: error },
+        { cause: error, mayHaveLanded: !error.refused },
       );
     }
     if (error.permanent)
-      return new DeliveryError(error.slackError, { type: 'undeliverable' }, { cause: error });
-    return new DeliveryError(error.slackError, { type: 'retry' }, { cause: error });
+      return new DeliveryError(
+        error.slackError,
+        { type: 'undeliverable' },
+        { cause: error, mayHaveLanded: !error.refused },
+      );
+    return new DeliveryError(
+      error.slackError,
+      { type: 'retry' },
+      { cause: error, mayHaveLanded: !error.refused },
+    );
   }
-  return new DeliveryError(`${method}: ${error instanceof Error ? error.message : String(error)}`, {
-    type: 'retry',
-  });
+  return new DeliveryError(
+    `${method}: ${error instanceof Error ? error.message : String(error)}`,
+    { type: 'retry' },
+    { cause: error, mayHaveLanded: true },
+  );
 }

@@ -260,9 +260,13 @@ async function ignoring(errors: ReadonlySet<string>, work: () => Promise<unknown
 export function toSlackApiError(method: string, error: unknown): SlackApiError {
   if (error instanceof SlackApiError) return error;
   if (error instanceof WebAPIPlatformError)
-    return new SlackApiError(method, error.data.error, { cause: error });
+    return new SlackApiError(method, error.data.error, { cause: error, refused: true });
   if (error instanceof WebAPIRateLimitedError) {
-    return new SlackApiError(method, 'ratelimited', { cause: error, retryAfterMs: error.retryAfter * 1_000 });
+    return new SlackApiError(method, 'ratelimited', {
+      cause: error,
+      retryAfterMs: error.retryAfter * 1_000,
+      refused: true,
+    });
   }
   if (error instanceof WebAPIHTTPError)
     return new SlackApiError(method, `http_${error.statusCode}`, { cause: error });

@@ -332,6 +332,11 @@ export interface OutboxStore {
   /** Pending rows that are due and not held by a live claim (a lapsed claim counts as free), for the sweep. */
   duePending(limit: number): Promise<OutboxEntry[]>;
   /**
+   * Pending rows held by a claim that has not lapsed, for the sweep to find the ones whose owner is gone
+   * (a process that died on this host) and take them at once instead of waiting out the claim.
+   */
+  heldPending(limit: number): Promise<OutboxEntry[]>;
+  /**
    * Claims a row for sending: only a pending row whose claim is absent, lapsed, or held by
    * `takeOverFrom`. Taking over a claim that never recorded an outcome marks the row in doubt.
    */
@@ -357,11 +362,14 @@ export interface OutboxStore {
    * process dies first, the row's claim lapses and the sweep reconciles it: nothing is posted twice.
    */
   completeSoon(delivery: CompletedDelivery): Promise<boolean>;
-  /** Hands the row back to be tried again at `nextAttemptAt`; its claim ends cleanly (not in doubt). */
+  /**
+   * Hands the row back to be tried again at `nextAttemptAt`; its claim ends. `inDoubt`: the part being
+   * sent may have landed all the same, so the next attempt looks for it first.
+   */
   retryLater(
     id: number,
     claim: ClaimToken,
-    retry: { nextAttemptAt: number; error: string },
+    retry: { nextAttemptAt: number; error: string; inDoubt?: boolean },
   ): Promise<boolean>;
   /**
    * The row can never be delivered: it is marked failed, an audit event says why, and `notify` (a notice

@@ -108,6 +108,19 @@ describe('the local workspace Web API against the OpenAPI spec', () => {
     });
     expectConforms('views.publish', view);
 
+    const open = await client.conversations.open({ users: 'U0ALICE' });
+    expectConforms('conversations.open', open);
+    expect(open.channel?.id).toBe('D0ALICE');
+
+    const replies = await client.conversations.replies({ channel: 'C0OPS', ts });
+    expectConforms('conversations.replies', replies);
+    expect(replies.messages?.map((message) => message.ts)).toEqual([ts, reply.ts]);
+
+    const history = await client.conversations.history({ channel: 'C0OPS' });
+    expectConforms('conversations.history', history);
+    expect(history.messages?.map((message) => message.ts)).toContain(ts);
+    expect(history.messages?.map((message) => message.ts)).not.toContain(reply.ts);
+
     const status = await client.assistant.threads.setStatus({
       channel_id: 'D0ALICE',
       thread_ts: ts,
@@ -124,12 +137,47 @@ describe('the local workspace Web API against the OpenAPI spec', () => {
       ['chat.postEphemeral', { channel: 'C0NOWHERE', user: 'U0ALICE', text: 'x' }],
       ['users.info', { user: 'U0NOBODY' }],
       ['conversations.info', { channel: 'C0NOWHERE' }],
+      ['conversations.replies', { channel: 'C0NOWHERE', ts: '1.000000' }],
+      ['conversations.replies', { channel: 'C0OPS', ts: '1.000000' }],
+      ['conversations.history', { channel: 'C0NOWHERE' }],
+      ['conversations.history', { channel: 'C0OPS', oldest: 'yesterday' }],
+      ['conversations.open', { users: 'U0NOBODY' }],
+      ['conversations.open', {}],
     ];
     for (const [method, body] of refusals) {
       const answer = await callJson(method, body);
       expect(answer.ok, `${method} ${JSON.stringify(body)}`).toBe(false);
       expectListedError(method, answer.error);
     }
+  });
+
+  it('keeps the metadata a post carries and returns it to include_all_metadata, as Slack does', async () => {
+    const metadata = { event_type: 'holdfast_delivery', event_payload: { key: 'answer:turn_1#0' } };
+    const root = await client.chat.postMessage({ channel: 'C0GENERAL', text: 'root' });
+    const posted = await client.chat.postMessage({
+      channel: 'C0GENERAL',
+      thread_ts: root.ts as string,
+      text: 'with metadata',
+      metadata,
+    });
+    const direct = await client.chat.postMessage({ channel: 'U0CAROL', text: 'direct', metadata });
+
+    const thread = await client.conversations.replies({
+      channel: 'C0GENERAL',
+      ts: root.ts as string,
+      include_all_metadata: true,
+    });
+    expect(thread.messages?.find((message) => message.ts === posted.ts)?.metadata).toEqual(metadata);
+    const plain = await client.conversations.replies({ channel: 'C0GENERAL', ts: root.ts as string });
+    expect(plain.messages?.find((message) => message.ts === posted.ts)?.metadata).toBeUndefined();
+
+    const dm = await client.conversations.history({
+      channel: direct.channel as string,
+      oldest: String(Math.floor(Number(direct.ts) - 60)),
+      include_all_metadata: true,
+    });
+    expect(direct.channel).toBe('D0CAROL');
+    expect(dm.messages?.map((message) => [message.ts, message.metadata])).toEqual([[direct.ts, metadata]]);
   });
 
   it('accepts JSON bodies as well as form-encoded ones, as Slack does', async () => {

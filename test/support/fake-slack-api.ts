@@ -3,13 +3,22 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readBody, sendJson } from '../../src/local/http-io.js';
 import { parseWebApiParams } from '../../src/local/web-api.js';
+import {
+  createFakeWorkspace,
+  type FakeChannel,
+  type FakeIdentity,
+  type FakeMessage,
+} from './fake-slack-workspace.js';
+
+export type { FakeChannel, FakeIdentity, FakeMessage, FakeMetadata } from './fake-slack-workspace.js';
 
 /**
  * A stand-in for Slack's Web API on 127.0.0.1, for tests that drive the real `WebClient` and Bolt through
  * `SLACK_API_URL`. It answers in Slack's response shapes, keeps the messages it was sent (so a test can
- * read a thread the way a person would), records every request, and can be told to fail the next calls
- * of a method with a Slack error, a 429 or a 5xx. Posts to `response_url`s under `/respond/` are recorded
- * too, since Bolt's `respond()` sends them to whatever URL the payload carried.
+ * read a thread the way a person would, metadata included), records every request, and can be told to
+ * fail the next calls of a method (or one particular call) with a Slack error, a 429 or a 5xx, or to do
+ * a call and hold its answer back. Posts to `response_url`s under `/respond/` are recorded too, since
+ * Bolt's `respond()` sends them to whatever URL the payload carried.
  */
 export interface FakeSlackApi {
   /** `http://127.0.0.1:<port>/api/`, the value for `SLACK_API_URL`. */
@@ -32,6 +41,18 @@ export interface FakeSlackApi {
   responseUrl(name?: string): string;
   /** The next `times` calls of `method` fail as described, then the method works again. */
   failNext(method: string, failure: ScriptedFailure, times?: number): void;
+  /** The next `times` calls of `method` whose parameters match fail as described; other calls work. */
+  failMatching(
+    method: string,
+    matches: (params: Record<string, unknown>) => boolean,
+    failure: ScriptedFailure,
+    times?: number,
+  ): void;
+  /**
+   * The next call of `method` that matches is done (a post is in the thread, recorded as answered) but
+   * its HTTP response is held until `release()`: the moment between Slack acting and the caller hearing.
+   */
+  holdNext(method: string, matches?: (call: SlackApiCall) => boolean): HeldCall;
   setUser(userId: string, profile: { name: string; realName?: string; displayName?: string }): void;
   setGroupMembers(groupId: string, members: readonly string[]): void;
   setChannel(channelId: string, info: FakeChannel): void;
@@ -50,25 +71,6 @@ export interface FakeSlackApi {
   close(): Promise<void>;
 }
 
-export interface FakeIdentity {
-  readonly teamId: string;
-  /** Set for an installation inside an Enterprise Grid organisation. */
-  readonly enterpriseId?: string;
-  readonly teamName: string;
-  readonly botUserId: string;
-  readonly botId: string;
-  readonly botName: string;
-}
-
-export interface FakeChannel {
-  readonly name: string;
-  readonly isPrivate?: boolean;
-  /** A direct message or a group DM; a channel otherwise. */
-  readonly kind?: 'channel' | 'im' | 'mpim';
-  /** What `conversations.members` lists, a page at a time. */
-  readonly members?: readonly string[];
-}
-
 export interface SlackApiCall {
   readonly method: string;
   /** Form fields as sent; the JSON-valued ones (`blocks`, `view`, ...) parsed. */
@@ -83,13 +85,20 @@ export interface ResponseUrlPost {
   readonly body: Record<string, unknown>;
 }
 
-export interface FakeMessage {
-  readonly channel: string;
-  readonly ts: string;
-  readonly threadTs: string | undefined;
-  readonly text: string;
-  readonly blocks: readonly Record<string, unknown>[];
-  readonly updates: number;
+export interface HeldCall {
+  /** Resolves with the call once it has arrived (and been done). */
+  readonly arrived: Promise<SlackApiCall>;
+  /** Sends the held response, if anyone is still there to read it. */
+  release(): void;
+  /** Closes the connection instead: Slack did the work and its answer is lost on the way back. */
+  drop(): void;
+}
+
+/** The key holdfast's outbox put in a post's metadata (`<outbox key>#<part>`), if any. */
+export function deliveryKeyOf(call: Pick<SlackApiCall, 'params'>): string | undefined {
+  const metadata = call.params.metadata as { event_payload?: { key?: unknown } } | undefined;
+  const key = metadata?.event_payload?.key;
+  return typeof key === 'string' ? key : undefined;
 }
 
 export type ScriptedFailure =
@@ -104,8 +113,6 @@ export interface FakeSlackApiOptions {
   readonly appToken?: string;
 }
 
-/** JSON-valued form fields the WebClient sends as strings. */
-
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
   const identity: FakeIdentity = {
     teamId: 'T0HOLDFAST',
@@ -119,21 +126,23 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const appToken = options.appToken ?? 'xapp-test-holdfast';
   const calls: SlackApiCall[] = [];
   const responses: ResponseUrlPost[] = [];
-  const messages = new Map<string, FakeMessage>();
+  const workspace = createFakeWorkspace(identity);
   const failures = new Map<string, ScriptedFailure[]>();
-  const users = new Map<string, { name: string; realName?: string; displayName?: string }>();
-  const groups = new Map<string, readonly string[]>();
-  const channels = new Map<string, FakeChannel>();
+  const targetedFailures: Array<{
+    method: string;
+    matches: (params: Record<string, unknown>) => boolean;
+    failure: ScriptedFailure;
+    left: number;
+  }> = [];
+  const holds: Array<{
+    method: string;
+    matches: (call: SlackApiCall) => boolean;
+    arrived: (call: SlackApiCall) => void;
+    released: Promise<'answer' | 'drop'>;
+  }> = [];
+  const releases = new Set<() => void>();
   const listeners = new Set<() => void>();
-  let socketModeUrl: string | undefined;
-  let tsCounter = 0;
 
-  // Slack's ts values are unique per channel and sort by time; a counter keeps them unique and ordered.
-  const nextTs = () => {
-    tsCounter += 1;
-    return `1767225000.${String(tsCounter).padStart(6, '0')}`;
-  };
-  const key = (channel: string, ts: string) => `${channel}/${ts}`;
   const notify = () => {
     for (const listener of [...listeners]) listener();
   };
@@ -141,135 +150,19 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const answer = (method: string, params: Record<string, unknown>, token: string | undefined) => {
     const expected = method === 'apps.connections.open' ? appToken : botToken;
     if (token !== expected) return { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
-    return respondTo(method, params);
+    return workspace.answer(method, params);
   };
 
-  const respondTo = (method: string, params: Record<string, unknown>): Record<string, unknown> => {
-    const text = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
-    const channel = text('channel') ?? text('channel_id') ?? '';
-    switch (method) {
-      case 'auth.test':
-        return {
-          ok: true,
-          url: 'https://holdfast-test.slack.com/',
-          team: identity.teamName,
-          user: identity.botName,
-          team_id: identity.teamId,
-          user_id: identity.botUserId,
-          bot_id: identity.botId,
-          ...(identity.enterpriseId ? { enterprise_id: identity.enterpriseId } : {}),
-          is_enterprise_install: false,
-        };
-      case 'chat.postMessage': {
-        if (!text('text') && params.blocks === undefined) return { ok: false, error: 'no_text' };
-        const ts = nextTs();
-        const message: FakeMessage = {
-          channel,
-          ts,
-          threadTs: text('thread_ts'),
-          text: text('text') ?? '',
-          blocks: blocksOf(params),
-          updates: 0,
-        };
-        messages.set(key(channel, ts), message);
-        return { ok: true, channel, ts, message: wireMessage(message, identity) };
-      }
-      case 'chat.update': {
-        const ts = text('ts') ?? '';
-        const existing = messages.get(key(channel, ts));
-        if (!existing) return { ok: false, error: 'message_not_found' };
-        const updated: FakeMessage = {
-          ...existing,
-          text: text('text') ?? existing.text,
-          blocks: params.blocks === undefined ? existing.blocks : blocksOf(params),
-          updates: existing.updates + 1,
-        };
-        messages.set(key(channel, ts), updated);
-        return { ok: true, channel, ts, text: updated.text, message: wireMessage(updated, identity) };
-      }
-      case 'chat.postEphemeral':
-        return { ok: true, message_ts: nextTs() };
-      case 'chat.getPermalink':
-        return {
-          ok: true,
-          channel,
-          permalink: `https://holdfast-test.slack.com/archives/${channel}/p${(text('message_ts') ?? '').replace('.', '')}`,
-        };
-      case 'reactions.add':
-      case 'reactions.remove':
-      case 'assistant.threads.setStatus':
-        return { ok: true };
-      case 'users.info': {
-        const id = text('user') ?? '';
-        const user = users.get(id);
-        if (!user) return { ok: false, error: 'user_not_found' };
-        return {
-          ok: true,
-          user: {
-            id,
-            team_id: identity.teamId,
-            name: user.name,
-            real_name: user.realName ?? user.name,
-            is_bot: false,
-            profile: {
-              display_name: user.displayName ?? user.name,
-              real_name: user.realName ?? user.name,
-            },
-          },
-        };
-      }
-      case 'usergroups.users.list': {
-        const members = groups.get(text('usergroup') ?? '');
-        return members ? { ok: true, users: [...members] } : { ok: false, error: 'no_such_subteam' };
-      }
-      case 'conversations.info': {
-        const info = channels.get(channel);
-        if (!info) return { ok: false, error: 'channel_not_found' };
-        const kind = info.kind ?? 'channel';
-        return {
-          ok: true,
-          channel: {
-            id: channel,
-            name: info.name,
-            is_channel: kind === 'channel' && !info.isPrivate,
-            is_group: kind === 'channel' && info.isPrivate === true,
-            is_im: kind === 'im',
-            is_mpim: kind === 'mpim',
-            is_private: kind !== 'channel' || (info.isPrivate ?? false),
-            is_member: true,
-          },
-        };
-      }
-      case 'conversations.members': {
-        const info = channels.get(channel);
-        if (!info) return { ok: false, error: 'channel_not_found' };
-        // Slack pages with an opaque cursor; an offset is opaque enough for a fake.
-        const limit = Math.max(1, Math.min(1000, Number(params.limit ?? 100) || 100));
-        const offset = Number(text('cursor') ?? 0) || 0;
-        const members = info.members ?? [];
-        const next = offset + limit < members.length ? String(offset + limit) : '';
-        return {
-          ok: true,
-          members: members.slice(offset, offset + limit),
-          response_metadata: { next_cursor: next },
-        };
-      }
-      case 'views.open': {
-        const view = params.view as Record<string, unknown> | undefined;
-        if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
-        if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
-        return { ok: true, view: { id: `V0MODAL${nextTs().slice(-6)}`, team_id: identity.teamId, ...view } };
-      }
-      case 'views.publish': {
-        const view = params.view as Record<string, unknown> | undefined;
-        if (view?.type !== 'home') return { ok: false, error: 'invalid_arguments' };
-        return { ok: true, view: { id: `V${tsCounter}`, team_id: identity.teamId, ...view } };
-      }
-      case 'apps.connections.open':
-        return socketModeUrl ? { ok: true, url: socketModeUrl } : { ok: false, error: 'not_allowed' };
-      default:
-        return { ok: false, error: 'unknown_method' };
+  /** A failure scripted for this very call (by its parameters) first, then the method's queue. */
+  const scriptedFailure = (method: string, params: Record<string, unknown>) => {
+    const targeted = targetedFailures.find(
+      (candidate) => candidate.method === method && candidate.left > 0 && candidate.matches(params),
+    );
+    if (targeted) {
+      targeted.left -= 1;
+      return targeted.failure;
     }
+    return failures.get(method)?.shift();
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -297,11 +190,13 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
         ? params.token
         : undefined;
     const record = (status: number, body: Record<string, unknown>) => {
-      calls.push({ method, params, token, status, response: body });
+      const call = { method, params, token, status, response: body };
+      calls.push(call);
       notify();
+      return call;
     };
 
-    const scripted = failures.get(method)?.shift();
+    const scripted = scriptedFailure(method, params);
     if (scripted?.type === 'rate-limited') {
       record(429, { ok: false, error: 'ratelimited' });
       response.writeHead(429, { 'retry-after': String(scripted.retryAfterSeconds) });
@@ -316,8 +211,19 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     }
     const body =
       scripted?.type === 'error' ? { ok: false, error: scripted.error } : answer(method, params, token);
-    record(200, body);
-    sendJson(response, 200, body);
+    const call = record(200, body);
+    const hold = holds.findIndex((candidate) => candidate.method === method && candidate.matches(call));
+    if (hold >= 0) {
+      // Slack did the work (the message is there for anyone reading the thread); the caller has not heard.
+      const [held] = holds.splice(hold, 1);
+      held?.arrived(call);
+      if ((await held?.released) === 'drop') {
+        response.destroy();
+        return;
+      }
+    }
+    // The caller may be gone by now (killed while it waited): there is nobody left to answer.
+    if (!response.destroyed) sendJson(response, 200, body);
   };
 
   const server = createServer((request, response) => {
@@ -362,22 +268,38 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     succeeded: (method) => calls.filter((call) => call.method === method && call.response.ok === true),
     callsTo: (method) => calls.filter((call) => call.method === method),
     thread: (channel, threadTs) =>
-      [...messages.values()]
+      workspace
+        .messages()
         .filter((message) => message.channel === channel && message.threadTs === threadTs)
         .sort((a, b) => a.ts.localeCompare(b.ts)),
-    message: (channel, ts) => messages.get(key(channel, ts)),
+    message: (channel, ts) => workspace.message(channel, ts),
     responseUrl: (name = 'click') => `${origin}/respond/${name}`,
     failNext(method, failure, times = 1) {
       const queue = failures.get(method) ?? [];
       for (let i = 0; i < times; i += 1) queue.push(failure);
       failures.set(method, queue);
     },
-    setUser: (userId, profile) => users.set(userId, profile),
-    setGroupMembers: (groupId, members) => groups.set(groupId, [...members]),
-    setChannel: (channelId, info) => channels.set(channelId, info),
-    setSocketModeUrl(url) {
-      socketModeUrl = url;
+    failMatching(method, matches, failure, times = 1) {
+      targetedFailures.push({ method, matches, failure, left: times });
     },
+    holdNext(method, matches = () => true) {
+      let settle: (how: 'answer' | 'drop') => void = () => {};
+      const released = new Promise<'answer' | 'drop'>((resolve) => {
+        settle = resolve;
+      });
+      const release = () => settle('answer');
+      releases.add(release);
+      let arrived: (call: SlackApiCall) => void = () => {};
+      const arrival = new Promise<SlackApiCall>((resolve) => {
+        arrived = resolve;
+      });
+      holds.push({ method, matches, arrived, released });
+      return { arrived: arrival, release, drop: () => settle('drop') };
+    },
+    setUser: (userId, profile) => workspace.setUser(userId, profile),
+    setGroupMembers: (groupId, members) => workspace.setGroupMembers(groupId, members),
+    setChannel: (channelId, info) => workspace.setChannel(channelId, info),
+    setSocketModeUrl: (url) => workspace.setSocketModeUrl(url),
     waitFor: (method, matches = () => true, timeoutMs = 10_000) =>
       waitUntil(
         () => calls.find((call) => call.method === method && matches(call)),
@@ -388,25 +310,9 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       waitUntil(() => responses.find(matches), 'a matching response_url post', timeoutMs),
     async close() {
       listeners.clear();
+      for (const release of releases) release();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-function wireMessage(message: FakeMessage, identity: FakeIdentity): Record<string, unknown> {
-  return {
-    type: 'message',
-    subtype: 'bot_message',
-    user: identity.botUserId,
-    bot_id: identity.botId,
-    text: message.text,
-    ts: message.ts,
-    ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-    ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
-  };
-}
-
-function blocksOf(params: Record<string, unknown>): Record<string, unknown>[] {
-  return Array.isArray(params.blocks) ? (params.blocks as Record<string, unknown>[]) : [];
 }

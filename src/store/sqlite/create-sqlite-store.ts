@@ -13,6 +13,8 @@ export interface SqliteStoreOptions {
   readonly now?: () => number;
   /** How long a deferred write (a delivery marker) waits for another commit to ride along in. */
   readonly deferredFlushMs?: number;
+  /** Told when deferred writes could not be committed yet (they are retried until they are). */
+  readonly onDeferredFailure?: (error: unknown) => void;
 }
 
 /** The Store over an opened (and migrated) better-sqlite3 database; see `openDatabase`. */
@@ -22,8 +24,9 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
   const deferred = new DeferredWrites(options.deferredFlushMs ?? 25, () => {
     try {
       if (db.open) flush();
-    } catch {
+    } catch (error) {
       // Left queued: the next commit, or the next flush, carries them.
+      options.onDeferredFailure?.(error);
     }
   });
   attachDeferredWrites(db, deferred);

@@ -28,11 +28,17 @@ export class DeferredWrites {
   add(run: () => boolean): Promise<boolean> {
     return new Promise((settle, fail) => {
       this.#queue.push({ run, settle, fail });
-      this.#timer ??= setTimeout(() => {
-        this.#timer = undefined;
-        this.#flush();
-      }, this.flushMs);
+      this.#schedule();
     });
+  }
+
+  /** A flush soon; again after a failed one (a lock held too long), until the queue is empty. */
+  #schedule(): void {
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush();
+      if (this.#queue.length > 0) this.#schedule();
+    }, this.flushMs);
   }
 
   get size(): number {
@@ -56,10 +62,7 @@ export class DeferredWrites {
         return;
       }
       this.#queue = [...taken, ...this.#queue];
-      this.#timer ??= setTimeout(() => {
-        this.#timer = undefined;
-        this.#flush();
-      }, this.flushMs);
+      this.#schedule();
     };
   }
 

@@ -98,6 +98,11 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
        AND (claim_owner IS NULL OR claim_expires_at < ?)
      ORDER BY next_attempt_at LIMIT ?`,
   );
+  // Only rows in flight match: a handful, whatever the history.
+  const held = db.prepare<[number, number], OutboxRow>(
+    `SELECT * FROM outbox WHERE status = 'pending' AND claim_owner IS NOT NULL AND claim_expires_at >= ?
+     ORDER BY id LIMIT ?`,
+  );
   const takeClaim = db.prepare(
     `UPDATE outbox SET claim_owner = @owner, claim_token = claim_token + 1, claim_expires_at = @expires,
        attempts = attempts + 1,
@@ -116,7 +121,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
   );
   const retry = db.prepare(
-    `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = 0, next_attempt_at = @next,
+    `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = @inDoubt, next_attempt_at = @next,
        last_error = @error
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
   );
@@ -218,6 +223,9 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
       const at = now();
       return due.all(at, at, limit).map(toOutboxEntry);
     },
+    async heldPending(limit) {
+      return held.all(now(), limit).map(toOutboxEntry);
+    },
     claim: async (id, lease, options) => claim(id, lease, options?.takeOverFrom ?? null),
     async recordProgress(id, token, sent, extendByMs) {
       const changed = translateBusy(() =>
@@ -245,6 +253,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
           token: token.token,
           next: next.nextAttemptAt,
           error: next.error,
+          inDoubt: next.inDoubt ? 1 : 0,
         }),
       );
       return changed.changes === 1;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ChatModel } from '../../../src/agent/chat-model.js';
 import type { Tool } from '../../../src/agent/tool.js';
 import { loadConfig } from '../../../src/config.js';
-import { type Holdfast, startHoldfast } from '../../../src/main.js';
+import { type Holdfast, type HoldfastOverrides, startHoldfast } from '../../../src/main.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { type FakeIdentity, type FakeSlackApi, startFakeSlackApi } from '../../support/fake-slack-api.js';
 import {
@@ -49,6 +49,8 @@ export interface HarnessOptions {
   readonly now?: () => number;
   /** Who the bot is in the fake workspace (fixtures name their own bot user and team). */
   readonly identity?: Partial<FakeIdentity>;
+  /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
+  readonly delivery?: HoldfastOverrides['delivery'];
   /** Runs once the fake API is up and before holdfast starts (e.g. to stand up a Socket Mode server). */
   readonly beforeStart?: (api: FakeSlackApi) => Promise<Record<string, string> | undefined>;
 }
@@ -155,7 +157,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const config = loadConfig(env, dir.path);
 
   const start = (model: ChatModel, tools: readonly Tool[] | undefined, logger: Logger) =>
-    startHoldfast(config, { model, tools, logger, now: options.now });
+    startHoldfast(config, { model, tools, logger, now: options.now, delivery: options.delivery });
 
   let holdfast = await start(options.model, options.tools, log.logger);
   let stopped = false;

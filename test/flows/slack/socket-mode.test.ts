@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { recordProcessFailures } from '../../support/process-failures.js';
@@ -126,5 +127,56 @@ describe('Socket Mode, given malformed envelopes', () => {
     expect(readRows(slack.databasePath, 'SELECT trigger_key FROM turns')).toEqual([
       { trigger_key: `${channel}:${ts}` },
     ]);
+  });
+});
+
+describe('Socket Mode, when the database cannot take an event', () => {
+  it('leaves the envelope unacknowledged, so Slack sends it again, and answers the redelivery', async () => {
+    const socketServer = await startSocketModeServer();
+    const model = new ScriptedChatModel([reply.text('The disk is 41% full.')]);
+    const slack = await startSlackHarness({
+      model,
+      beforeStart: async (api) => {
+        api.setSocketModeUrl(socketServer.url);
+        return { SLACK_APP_TOKEN: api.appToken };
+      },
+    });
+    const { teamId, botUserId } = slack.api.identity;
+    const ts = userTs();
+    const envelope = (envelopeId: string, retryAttempt: number) => ({
+      envelope_id: envelopeId,
+      type: 'events_api',
+      accepts_response_payload: false,
+      retry_attempt: retryAttempt,
+      retry_reason: retryAttempt > 0 ? 'timeout' : '',
+      payload: {
+        team_id: teamId,
+        api_app_id: 'A0HOLDFAST',
+        event: { type: 'app_mention', user: people.alice, text: `<@${botUserId}> how full?`, ts, channel },
+        type: 'event_callback',
+        event_id: 'Ev0LOCKEDOUT',
+        event_time: Math.floor(Date.now() / 1000),
+        authorizations: [{ team_id: teamId, user_id: botUserId, is_bot: true }],
+      },
+    });
+
+    // Another connection holds the write lock past busy_timeout: the save fails, nothing is written.
+    const lock = new Database(slack.databasePath, { timeout: 0 });
+    lock.exec('BEGIN EXCLUSIVE');
+    socketServer.push(envelope('e0-first-delivery', 0));
+    await slack.waitForLog((entry) => entry.msg === 'unhandled error in a Slack listener', 15_000);
+    lock.exec('ROLLBACK');
+    lock.close();
+
+    expect(readRows(slack.databasePath, 'SELECT id FROM turns')).toEqual([]);
+    socketServer.push(envelope('e1-redelivery', 1));
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === ts);
+    await slack.settle();
+    await eventually(() => socketServer.received.length > 0, 'the redelivery to be acknowledged');
+
+    // Acks go out in order on the one socket: had the first been acknowledged, it would be first.
+    expect(socketServer.received.map((ack) => ack.envelope_id)).toEqual(['e1-redelivery']);
+    expect(slack.api.thread(channel, ts).map((message) => message.text)).toEqual(['The disk is 41% full.']);
+    expect(model.calls).toHaveLength(1);
   });
 });

@@ -60,6 +60,56 @@ describe('posting to the thread', () => {
     );
   });
 
+  it('resumes a long answer at the chunk that failed: every chunk once, in order', async () => {
+    const paragraphs = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `Paragraph ${i + 1}: ${'the web tier reports healthy latency and no errors. '.repeat(6).trim()}`,
+    );
+    const answer = paragraphs.join('\n\n');
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([reply.text(answer)]),
+      delivery: { backoffMs: () => 10 },
+    });
+    // The chunk holding paragraph 30 (one in the middle) fails three times, then goes through. Slack's
+    // own transient error: the client does not retry it, holdfast does.
+    const middle = (blocks: unknown) => sectionTexts(blocks).join('\n\n').includes('Paragraph 30:');
+    slack.api.failMatching(
+      'chat.postMessage',
+      (params) => middle(params.blocks),
+      { type: 'error', error: 'internal_error' },
+      3,
+    );
+
+    const threadTs = await slack.mention('write me the long report');
+    const delivered = () =>
+      slack.api
+        .thread(channel, threadTs)
+        .flatMap((message) => sectionTexts(message.blocks))
+        .join('\n\n');
+    await eventually(() => delivered().length >= answer.length, 'the whole answer in the thread');
+    await slack.settle();
+
+    const attempts = slack.api
+      .callsTo('chat.postMessage')
+      .filter((call) => call.params.thread_ts === threadTs)
+      .map((call) => ({
+        ok: call.response.ok === true,
+        first: /Paragraph (\d+):/.exec(sectionTexts(call.params.blocks)[0] ?? '')?.[1],
+      }));
+    const posted = attempts.filter((attempt) => attempt.ok).map((attempt) => attempt.first);
+    const failed = attempts.filter((attempt) => !attempt.ok).map((attempt) => attempt.first);
+    expect(posted.length).toBeGreaterThan(2);
+    expect(failed).toHaveLength(3);
+    expect(new Set(failed).size).toBe(1);
+    // The failing chunk is a middle one, and every chunk went out once, in order.
+    expect(failed[0]).not.toBe(posted[0]);
+    expect(failed[0]).not.toBe(posted.at(-1));
+    expect(posted.map(Number)).toEqual([...posted.map(Number)].sort((a, b) => a - b));
+    expect(new Set(posted).size).toBe(posted.length);
+    expect(delivered()).toBe(answer);
+  });
+
   it('waits out a 429 and posts the answer exactly once', async () => {
     const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('All quiet.')]) });
     slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 0 });
