@@ -32,6 +32,9 @@ export interface OutboxWorkerOptions {
   readonly onGiveUp?: (entry: OutboxEntry, reason: string) => void;
 }
 
+/** How soon a row another process holds is looked at again. */
+const othersRecheckMs = 250;
+
 export const defaultBackoffMs = (attempt: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, attempt - 1));
 
 /**
@@ -187,7 +190,9 @@ export class OutboxWorker {
         claim.owner !== identity.owner &&
         !identity.ownerGone(claim.owner)
       ) {
-        return this.#wakeAt(conversationId, claim.expiresAt + 1); // another live process is sending it
+        // Another live process is sending it, or has sent it and records that with its next commit: look
+        // again shortly rather than at the end of its claim, so this thread's later rows are not held up.
+        return this.#wakeAt(conversationId, Math.min(claim.expiresAt + 1, now + othersRecheckMs));
       } else if (claim && claim.expiresAt >= now && claim.owner === identity.owner) {
         // Our own attempt ended without its outcome on record (a storage fault): nothing of it is still in
         // flight, so take it again now, in doubt, rather than wait for the claim to lapse.

@@ -52,9 +52,10 @@ export interface CrashWorld {
 /** A thread's tag (`t7`) as the test wrote it in the mention, so the model can echo it. */
 export const tagOf = (text: string) => /\[(t[\w-]+)\]/.exec(text)?.[1] ?? 'untagged';
 
+/** Three messages' worth, under the 20,000 characters an answer is cut at. */
 export const longAnswer = (tag: string) =>
   Array.from(
-    { length: 80 },
+    { length: 55 },
     (_, i) =>
       `Part ${i + 1} of ${tag}: ${'the web tier reports healthy latency and no errors. '.repeat(6).trim()}`,
   ).join('\n\n');
@@ -180,6 +181,8 @@ export async function startCrashWorld(): Promise<CrashWorld> {
           HOLDFAST_APPROVERS: people.bob,
           HOLDFAST_SHELL_TIMEOUT: '120s',
           HOLDFAST_LOG_LEVEL: 'info',
+          // One person (alice) stands in for a channel's worth of people asking at once.
+          HOLDFAST_MAX_TURNS_PER_USER: '10000',
           // Leases and the sweep keep their defaults: the takeover figures are the ones a deployment gets.
           ...env,
         },
