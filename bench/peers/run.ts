@@ -19,6 +19,7 @@ import { fixed, percentile } from '../percentile.js';
 import { readWalFrames } from '../wal-frames.js';
 import type { BuildCycleHarness } from './cycle-harness.js';
 import { buildLangGraphHarness } from './langgraph-cycle.js';
+import { openPeerDatabase } from './open-peer-database.js';
 import { buildOpenAIAgentsHarness } from './openai-agents-cycle.js';
 
 const cycles = Number(process.env.BENCH_CYCLES ?? 500);
@@ -108,12 +109,28 @@ async function walPass(name: Framework): Promise<{ commitsPerCycle: number; page
   };
 }
 
+/** The floor under every figure: one single-row commit with these pragmas, on this disk, now. */
+function rawCommitP50(): number {
+  const db = openPeerDatabase(path.join(workdir, 'raw.db'), { synchronous });
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const durations: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const started = performance.now();
+    insert.run(`row ${i}`);
+    durations.push(performance.now() - started);
+  }
+  db.close();
+  return percentile(durations, 50);
+}
+
 function installedVersion(pkg: string): string {
   const manifest = path.join(import.meta.dirname, 'node_modules', pkg, 'package.json');
   return z.object({ version: z.string() }).parse(JSON.parse(fs.readFileSync(manifest, 'utf8'))).version;
 }
 
 async function main(): Promise<void> {
+  const rawCommit = rawCommitP50();
   const timed = await timedPass();
   const wal = {} as Record<Framework, Awaited<ReturnType<typeof walPass>>>;
   for (const name of names) wal[name] = await walPass(name);
@@ -124,6 +141,7 @@ async function main(): Promise<void> {
     node: process.version,
     synchronous,
     cycles,
+    raw_commit_p50_ms: fixed(rawCommit),
     versions: {
       '@openai/agents': installedVersion('@openai/agents'),
       '@langchain/langgraph': installedVersion('@langchain/langgraph'),
@@ -163,7 +181,8 @@ async function main(): Promise<void> {
   const line = (row: string[]) =>
     row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)));
   process.stdout.write(
-    `${cycles} cycles each after ${warmup} warm-up, interleaved; synchronous=${synchronous}; ${process.version}\n`,
+    `${cycles} cycles each after ${warmup} warm-up, interleaved; synchronous=${synchronous}; ${process.version}; ` +
+      `a bare commit takes ${rawCommit.toFixed(3)} ms (p50)\n`,
   );
   for (const row of rows) process.stdout.write(`${line(row).join('  ')}\n`);
   process.stdout.write(
