@@ -4,8 +4,8 @@
  * OpenAI-compatible model with latency of their own, served on loopback by a second child process.
  * Bounded: a fixed number of mentions, then a bounded wait for the backlog. Everything the app talks to
  * listens on 127.0.0.1; the app's receiver listens where `PORT` puts it, as in production, and refuses
- * unsigned requests. Slack's own redelivery of events not acknowledged within 3 s is not simulated;
- * such acknowledgements are counted instead.
+ * unsigned requests. An event the app does not acknowledge with a 200 is delivered again the way Slack
+ * does it (`redeliverEvents`); every mention is owed exactly one answer.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import { fixed, percentile } from '../percentile.js';
 import { type AppProcess, freePort, startApp } from './app-process.js';
 import { loadConfig } from './load-config.js';
 import { mentionText } from './load-script.js';
+import { redeliverEvents } from './redeliver-events.js';
 import { sendMentions } from './send-mentions.js';
 import { mentionEvent } from './slack-requests.js';
 import { startFakes } from './start-fakes.js';
@@ -58,7 +59,6 @@ async function main(): Promise<void> {
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
 
   const answers = new Map<string, { at: number; order: number }>();
-  let answersWanted = Number.POSITIVE_INFINITY;
   let allAnswered: () => void = () => {};
   const answered = new Promise<void>((resolve) => {
     allAnswered = resolve;
@@ -75,7 +75,8 @@ async function main(): Promise<void> {
     },
     (answer) => {
       answers.set(`${answer.thread}-${answer.seq}`, { at: answer.at, order: answers.size });
-      if (answers.size >= answersWanted) allAnswered();
+      // Every mention is owed one answer, however many times Slack had to deliver it.
+      if (answers.size >= total) allAnswered();
     },
   );
   let app: AppProcess | undefined;
@@ -106,33 +107,40 @@ async function main(): Promise<void> {
     const cpuBefore = app.cpuSeconds() ?? 0;
     const loadStarted = performance.now();
 
+    const post = async (n: number, retry?: { num: number; reason: string }) => {
+      const thread = threadOf(n);
+      const body = mentionEvent({
+        teamId: ready.teamId,
+        botUserId: ready.botUserId,
+        channel,
+        user: `U0REQ${String(thread).padStart(5, '0')}`,
+        text: mentionText({ thread, seq: seqOf(n) }, asksApproval(n)),
+        ts: mentionTs(n),
+        threadTs: n < config.threads ? undefined : mentionTs(thread),
+        eventId: `Ev0LOAD${n}`,
+      });
+      const headers = retry
+        ? { 'x-slack-retry-num': String(retry.num), 'x-slack-retry-reason': retry.reason }
+        : undefined;
+      return (await postSignedToSlackApp(eventsUrl, signingSecret, body, { headers })).status;
+    };
+    const redeliveries = redeliverEvents(post);
     const sent = await sendMentions({
       total,
       rate: config.rate,
       maxInFlight: config.maxInFlight,
-      send: async (n) => {
-        const thread = threadOf(n);
-        const body = mentionEvent({
-          teamId: ready.teamId,
-          botUserId: ready.botUserId,
-          channel,
-          user: `U0REQ${String(thread).padStart(5, '0')}`,
-          text: mentionText({ thread, seq: seqOf(n) }, asksApproval(n)),
-          ts: mentionTs(n),
-          threadTs: n < config.threads ? undefined : mentionTs(thread),
-          eventId: `Ev0LOAD${n}`,
-        });
-        return (await postSignedToSlackApp(eventsUrl, signingSecret, body)).status;
+      send: (n) => post(n),
+      onAcked: (mention) => {
+        if (mention.status !== 200) redeliveries.failed(mention.n, mention.status);
       },
     });
     const lastSent = Math.max(...sent.mentions.map((mention) => mention.sentAt));
     const acked = sent.mentions.filter((mention) => mention.status === 200);
-    answersWanted = acked.length;
-    if (answers.size >= answersWanted) allAnswered();
     const drained = await Promise.race([
       answered.then(() => true),
       new Promise<false>((resolve) => setTimeout(() => resolve(false), config.drainTimeoutSeconds * 1000)),
     ]);
+    redeliveries.cancel();
     const loadWall = (performance.now() - loadStarted) / 1000;
     const cpu = ((app.cpuSeconds() ?? cpuBefore) - cpuBefore) / loadWall;
     const peakRss = app.memory()?.peakRssMb;
@@ -171,6 +179,9 @@ async function main(): Promise<void> {
       config: { ...config, mentions: total },
       mentions_sent: sent.mentions.length,
       mentions_acked: acked.length,
+      first_delivery_statuses: countBy(sent.mentions.map((mention) => String(mention.status))),
+      redeliveries: redeliveries.sent(),
+      mentions_never_acked: redeliveries.unacknowledged(),
       sent_per_s: fixed(sent.mentions.length / loadSeconds, 1),
       send_lag_p99_ms: fixed(
         percentile(
@@ -191,7 +202,7 @@ async function main(): Promise<void> {
       turns_per_s_to_last_answer: fixed(answers.size / ((lastAnswer - sent.startedAt) / 1000), 1),
       drained,
       drain_s: drained ? fixed(Math.max(0, lastAnswer - lastSent) / 1000, 2) : null,
-      unanswered: acked.length - answers.size,
+      unanswered: total - answers.size,
       refusals_ephemeral: report.ephemerals,
       failure_notices: report.failureNotices,
       duplicates,
@@ -214,7 +225,7 @@ async function main(): Promise<void> {
       targets: {
         turns_per_s_at_least_150: turnsPerSecond >= 150,
         ack_p99_under_50_ms: percentile(acks, 99) < 50,
-        nothing_lost: drained && acked.length === total,
+        nothing_lost: drained,
         no_duplicates: duplicates === 0,
         in_order: orderViolations === 0,
       },
@@ -231,11 +242,21 @@ async function main(): Promise<void> {
   }
 }
 
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
 type Results = Record<string, unknown> & { readonly targets: Record<string, boolean> };
 
 function printResults(r: Results): void {
   const rows: Array<[string, string]> = [
     ['mentions sent / acked', `${r.mentions_sent} / ${r.mentions_acked} (${r.sent_per_s}/s sent)`],
+    [
+      'redelivered (not acked with 200)',
+      `${r.redeliveries} (${r.mentions_never_acked} still not acked; first statuses ${JSON.stringify(r.first_delivery_statuses)})`,
+    ],
     ['ack p50 / p99 (mentions)', `${r.ack_p50_ms} ms / ${r.ack_p99_ms} ms (${r.acks_over_3s} over 3 s)`],
     ['ack p50 / p99 (clicks)', `${r.click_ack_p50_ms} ms / ${r.click_ack_p99_ms} ms (${r.clicks} clicks)`],
     ['turns/s while mentions arrive', String(r.turns_per_s)],

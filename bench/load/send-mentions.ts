@@ -22,6 +22,8 @@ export async function sendMentions(options: {
   readonly rate: number;
   readonly maxInFlight: number;
   readonly send: (n: number) => Promise<number>;
+  /** Each mention once its response is in. */
+  readonly onAcked?: (mention: SentMention) => void;
 }): Promise<{ mentions: SentMention[]; startedAt: number; endedAt: number }> {
   const mentions: SentMention[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -37,8 +39,10 @@ export async function sendMentions(options: {
         .send(n)
         .catch(() => 0)
         .then((status) => {
-          mentions.push({ n, sentAt, ackedAt: epochMs(), status, lagMs });
+          const mention = { n, sentAt, ackedAt: epochMs(), status, lagMs };
+          mentions.push(mention);
           inFlight.delete(request);
+          options.onAcked?.(mention);
         });
       inFlight.add(request);
     }
