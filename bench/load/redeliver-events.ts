@@ -3,11 +3,13 @@
  * at that point): Slack sends it again, with `x-slack-retry-num`, nearly at once, then after a minute,
  * then after five, and gives up after the third. Only what falls inside the benchmark's run is sent.
  */
+import type { DeliveryOutcome } from './slack-requests.js';
+
 const retryDelaysMs = [1_000, 60_000, 300_000];
 
 export interface Redeliveries {
-  /** The first delivery of mention `n` got `status`; schedules its next delivery if Slack would. */
-  failed(n: number, status: number): void;
+  /** The first delivery of mention `n` was not a 200; schedules the next one, as Slack would. */
+  failed(n: number, outcome: DeliveryOutcome): void;
   /** Redeliveries sent so far. */
   readonly sent: () => number;
   /** Mentions whose last delivery so far did not get a 200. */
@@ -17,31 +19,31 @@ export interface Redeliveries {
 }
 
 export function redeliverEvents(
-  post: (n: number, retry: { num: number; reason: string }) => Promise<number>,
+  post: (n: number, retry: { num: number; reason: string }) => Promise<DeliveryOutcome>,
 ): Redeliveries {
   const timers = new Set<NodeJS.Timeout>();
   const failing = new Set<number>();
   let sent = 0;
-  const schedule = (n: number, attempt: number, status: number) => {
+  const schedule = (n: number, attempt: number, outcome: DeliveryOutcome) => {
     const delay = retryDelaysMs[attempt - 1];
     if (delay === undefined) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
       sent += 1;
-      const reason = status === 0 ? 'http_error' : 'http_timeout';
+      const reason = 'failure' in outcome && outcome.failure === 'timeout' ? 'http_timeout' : 'http_error';
       void post(n, { num: attempt, reason })
-        .catch(() => 0)
+        .catch((error: unknown): DeliveryOutcome => ({ failure: String(error) }))
         .then((next) => {
-          if (next === 200) failing.delete(n);
+          if ('status' in next && next.status === 200) failing.delete(n);
           else schedule(n, attempt + 1, next);
         });
     }, delay);
     timers.add(timer);
   };
   return {
-    failed(n, status) {
+    failed(n, outcome) {
       failing.add(n);
-      schedule(n, 1, status);
+      schedule(n, 1, outcome);
     },
     sent: () => sent,
     unacknowledged: () => failing.size,

@@ -11,14 +11,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { postSignedToSlackApp } from '../../test/support/sign-slack-request.js';
 import { fixed, percentile } from '../percentile.js';
 import { type AppProcess, freePort, startApp } from './app-process.js';
 import { loadConfig } from './load-config.js';
 import { mentionText } from './load-script.js';
 import { redeliverEvents } from './redeliver-events.js';
 import { sendMentions } from './send-mentions.js';
-import { mentionEvent } from './slack-requests.js';
+import { deliverToApp, mentionEvent, outcomeName, slackTimeoutMs } from './slack-requests.js';
 import { startFakes } from './start-fakes.js';
 import { watchApp } from './watch-app.js';
 
@@ -26,8 +25,6 @@ const config = loadConfig(process.env);
 const channel = 'C0LOAD';
 const approver = 'U0APPROVER';
 const total = Math.min(config.maxMentions, Math.round(config.rate * config.seconds));
-/** Slack retries an event it has no response to after 3 s. */
-const slackAckTimeoutMs = 3_000;
 
 const threadOf = (n: number) => n % config.threads;
 const seqOf = (n: number) => Math.floor(n / config.threads);
@@ -122,7 +119,7 @@ async function main(): Promise<void> {
       const headers = retry
         ? { 'x-slack-retry-num': String(retry.num), 'x-slack-retry-reason': retry.reason }
         : undefined;
-      return (await postSignedToSlackApp(eventsUrl, signingSecret, body, { headers })).status;
+      return deliverToApp(eventsUrl, signingSecret, body, headers);
     };
     const redeliveries = redeliverEvents(post);
     const sent = await sendMentions({
@@ -131,11 +128,11 @@ async function main(): Promise<void> {
       maxInFlight: config.maxInFlight,
       send: (n) => post(n),
       onAcked: (mention) => {
-        if (mention.status !== 200) redeliveries.failed(mention.n, mention.status);
+        if (outcomeName(mention.outcome) !== '200') redeliveries.failed(mention.n, mention.outcome);
       },
     });
     const lastSent = Math.max(...sent.mentions.map((mention) => mention.sentAt));
-    const acked = sent.mentions.filter((mention) => mention.status === 200);
+    const acked = sent.mentions.filter((mention) => outcomeName(mention.outcome) === '200');
     const drained = await Promise.race([
       answered.then(() => true),
       new Promise<false>((resolve) => setTimeout(() => resolve(false), config.drainTimeoutSeconds * 1000)),
@@ -159,14 +156,18 @@ async function main(): Promise<void> {
     for (const mention of acked) {
       if (mention.n < config.threads) continue;
       const previous = sent.mentions[mention.n - config.threads];
-      if (previous?.status !== 200 || previous.ackedAt > mention.sentAt) continue;
+      if (!previous || outcomeName(previous.outcome) !== '200' || previous.ackedAt > mention.sentAt) continue;
       const before = answers.get(`${threadOf(previous.n)}-${seqOf(previous.n)}`);
       const after = answers.get(`${threadOf(mention.n)}-${seqOf(mention.n)}`);
       if (!before || !after) continue;
       orderedPairs += 1;
       if (after.order < before.order) orderViolations += 1;
     }
-    const acks = sent.mentions.map((mention) => mention.ackedAt - mention.sentAt);
+    // A delivery Slack gave up on counts as taking Slack's whole timeout: a p99 at 3,000 ms means more
+    // than 1% of the first deliveries timed out.
+    const acks = sent.mentions.map((mention) =>
+      outcomeName(mention.outcome) === 'timeout' ? slackTimeoutMs : mention.ackedAt - mention.sentAt,
+    );
     const healthSince = (from: number, to: number) =>
       watch.health.filter((sample) => sample.at >= from && sample.at < to).map((sample) => sample.ms);
     const idleHealth = healthSince(0, loadStarted);
@@ -179,7 +180,7 @@ async function main(): Promise<void> {
       config: { ...config, mentions: total },
       mentions_sent: sent.mentions.length,
       mentions_acked: acked.length,
-      first_delivery_statuses: countBy(sent.mentions.map((mention) => String(mention.status))),
+      first_deliveries: countBy(sent.mentions.map((mention) => outcomeName(mention.outcome))),
       redeliveries: redeliveries.sent(),
       mentions_never_acked: redeliveries.unacknowledged(),
       sent_per_s: fixed(sent.mentions.length / loadSeconds, 1),
@@ -192,7 +193,7 @@ async function main(): Promise<void> {
       ),
       ack_p50_ms: fixed(percentile(acks, 50)),
       ack_p99_ms: fixed(percentile(acks, 99)),
-      acks_over_3s: acks.filter((ms) => ms > slackAckTimeoutMs).length,
+
       clicks: report.clickAcks.length,
       click_ack_p50_ms: fixed(percentile(report.clickAcks, 50)),
       click_ack_p99_ms: fixed(percentile(report.clickAcks, 99)),
@@ -227,7 +228,8 @@ async function main(): Promise<void> {
         ack_p99_under_50_ms: percentile(acks, 99) < 50,
         nothing_lost: drained,
         no_duplicates: duplicates === 0,
-        in_order: orderViolations === 0,
+        // Unknown when no pair of mentions in a thread had a defined order (every ack came too late).
+        in_order: orderedPairs === 0 ? null : orderViolations === 0,
       },
     };
     printResults(results);
@@ -248,16 +250,16 @@ function countBy(values: readonly string[]): Record<string, number> {
   return counts;
 }
 
-type Results = Record<string, unknown> & { readonly targets: Record<string, boolean> };
+type Results = Record<string, unknown> & { readonly targets: Record<string, boolean | null> };
 
 function printResults(r: Results): void {
   const rows: Array<[string, string]> = [
     ['mentions sent / acked', `${r.mentions_sent} / ${r.mentions_acked} (${r.sent_per_s}/s sent)`],
     [
       'redelivered (not acked with 200)',
-      `${r.redeliveries} (${r.mentions_never_acked} still not acked; first statuses ${JSON.stringify(r.first_delivery_statuses)})`,
+      `${r.redeliveries} (${r.mentions_never_acked} still not acked; first deliveries ${JSON.stringify(r.first_deliveries)})`,
     ],
-    ['ack p50 / p99 (mentions)', `${r.ack_p50_ms} ms / ${r.ack_p99_ms} ms (${r.acks_over_3s} over 3 s)`],
+    ['ack p50 / p99 (mentions)', `${r.ack_p50_ms} ms / ${r.ack_p99_ms} ms`],
     ['ack p50 / p99 (clicks)', `${r.click_ack_p50_ms} ms / ${r.click_ack_p99_ms} ms (${r.clicks} clicks)`],
     ['turns/s while mentions arrive', String(r.turns_per_s)],
     ['turns/s to the last answer', String(r.turns_per_s_to_last_answer)],
@@ -283,7 +285,7 @@ function printResults(r: Results): void {
   process.stdout.write('\n');
   for (const [label, value] of rows) process.stdout.write(`${label.padEnd(34)}  ${value}\n`);
   for (const [target, met] of Object.entries(r.targets)) {
-    process.stdout.write(`${met ? 'met   ' : 'MISSED'}  ${target}\n`);
+    process.stdout.write(`${met === null ? 'n/a   ' : met ? 'met   ' : 'MISSED'}  ${target}\n`);
   }
 }
 

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { epochMs } from './load-script.js';
+import type { DeliveryOutcome } from './slack-requests.js';
 
 export interface SentMention {
   readonly n: number;
-  /** `epochMs()` when the request went out, and when its response came back. */
+  /** `epochMs()` when the request went out, and when its response (or failure) came back. */
   readonly sentAt: number;
   readonly ackedAt: number;
-  /** HTTP status of the app's response; 0 when the request failed. */
-  readonly status: number;
+  readonly outcome: DeliveryOutcome;
   /** How late it went out against the schedule (the sender's own delay, or the in-flight cap). */
   readonly lagMs: number;
 }
@@ -21,7 +21,7 @@ export async function sendMentions(options: {
   readonly total: number;
   readonly rate: number;
   readonly maxInFlight: number;
-  readonly send: (n: number) => Promise<number>;
+  readonly send: (n: number) => Promise<DeliveryOutcome>;
   /** Each mention once its response is in. */
   readonly onAcked?: (mention: SentMention) => void;
 }): Promise<{ mentions: SentMention[]; startedAt: number; endedAt: number }> {
@@ -37,9 +37,9 @@ export async function sendMentions(options: {
       const lagMs = sentAt - (startedAt + (n / options.rate) * 1000);
       const request: Promise<void> = options
         .send(n)
-        .catch(() => 0)
-        .then((status) => {
-          const mention = { n, sentAt, ackedAt: epochMs(), status, lagMs };
+        .catch((error: unknown): DeliveryOutcome => ({ failure: String(error) }))
+        .then((outcome) => {
+          const mention = { n, sentAt, ackedAt: epochMs(), outcome, lagMs };
           mentions.push(mention);
           inFlight.delete(request);
           options.onAcked?.(mention);

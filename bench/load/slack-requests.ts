@@ -1,5 +1,56 @@
-import type { SlackRequestBody } from '../../test/support/sign-slack-request.js';
+import {
+  encodeSlackBody,
+  type SlackRequestBody,
+  slackSignature,
+} from '../../test/support/sign-slack-request.js';
 import type { PostedCard } from './load-slack-api.js';
+
+/** How long Slack waits for a response before it counts a delivery as failed. */
+export const slackTimeoutMs = 3_000;
+
+/**
+ * What became of one delivery: the app's HTTP status, or why there was none (`timeout` when the app
+ * took longer than Slack waits, an error code when the connection failed).
+ */
+export type DeliveryOutcome = { readonly status: number } | { readonly failure: string };
+
+/** POSTs a signed request the way Slack does, giving up after Slack's three seconds. */
+export async function deliverToApp(
+  url: string,
+  signingSecret: string,
+  body: SlackRequestBody,
+  headers: Record<string, string> = {},
+): Promise<DeliveryOutcome> {
+  const { text, contentType } = encodeSlackBody(body);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const started = performance.now();
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': contentType,
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': slackSignature(signingSecret, timestamp, text),
+        ...headers,
+      },
+      body: text,
+      signal: AbortSignal.timeout(slackTimeoutMs),
+    });
+    await response.arrayBuffer();
+    // A response that beat the abort only because this process was slow to fire it is late all the same.
+    if (performance.now() - started > slackTimeoutMs) return { failure: 'timeout' };
+    return { status: response.status };
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'TimeoutError') return { failure: 'timeout' };
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    return { failure: typeof cause?.code === 'string' ? cause.code : String(error) };
+  }
+}
+
+/** `200`, `404`, `timeout`, `ECONNRESET`: one word for the report. */
+export function outcomeName(outcome: DeliveryOutcome): string {
+  return 'status' in outcome ? String(outcome.status) : outcome.failure;
+}
 
 /** The Events API callback Slack sends when someone mentions the bot (in a thread, after the first). */
 export function mentionEvent(options: {
