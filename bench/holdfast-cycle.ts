@@ -1,0 +1,202 @@
+/**
+ * holdfast's approval cycle as the benchmarks drive it: the real `Runtime` on a file database, a
+ * zero-latency model, a no-op tool that asks, and an outbox that delivers to a Slack stand-in at once.
+ * It reaches holdfast only through `Runtime` and the store's public interface, so it keeps measuring
+ * whatever the core becomes.
+ */
+import pino from 'pino';
+import { z } from 'zod';
+import type { ChatModel, ChatRequest, ModelReply } from '../src/agent/chat-model.js';
+import { argsFingerprint } from '../src/approvals/args-fingerprint.js';
+import { policySchema } from '../src/approvals/policy.js';
+import type { DeliveryPort } from '../src/outbox/delivery-port.js';
+import type { OutboxEntry } from '../src/outbox/outbox-message.js';
+import { Runtime } from '../src/runtime/create-runtime.js';
+import { silentObserver } from '../src/runtime/turn-observer.js';
+import { conversationId } from '../src/store/conversation-id.js';
+import { createSqliteStore, openDatabase } from '../src/store/index.js';
+import type { SynchronousMode } from '../src/store/open-database.js';
+import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
+import { defineTool } from '../src/tools/define-tool.js';
+import { countCommits } from './count-commits.js';
+
+const teamId = 'TBENCH';
+const channelId = 'CBENCH';
+const approver = 'UAPPROVER';
+const requester = 'UREQUESTER';
+
+/** The request every cycle makes, and what the peers' benchmarks ask their agents too. */
+export const cycleRequest = 'restart web-1';
+/** The final answer of every cycle. */
+export const cycleAnswer = 'The no-op ran. Done.';
+
+/** Zero latency and no recording: the benchmark measures holdfast, not the model or the script. */
+const instantModel: ChatModel = {
+  async complete(request: ChatRequest): Promise<ModelReply> {
+    const last = request.messages.at(-1);
+    if (last?.role === 'tool') return { content: cycleAnswer, toolCalls: [] };
+    return {
+      content: null,
+      toolCalls: [{ id: 'call_1', name: 'noop', arguments: '{"target":"web-1"}' }],
+    };
+  },
+};
+
+export const benchNoopTool = defineTool({
+  name: 'noop',
+  description: 'Does nothing, after asking.',
+  parameters: z.object({ target: z.string() }),
+  permission: (args) => ({ type: 'ask', permissionType: 'noop', summary: `noop ${args.target}` }),
+  execute: () => 'ok',
+});
+
+export interface HoldfastHarness {
+  readonly runtime: Runtime;
+  readonly commits: () => number;
+  /** Parts the outbox sent (cards, card rewrites, answer messages). */
+  readonly deliveries: () => number;
+  readonly pendingApprovals: () => number;
+  /** Mention → the turn suspends and its card is delivered; resolves with the request id. */
+  mention(thread: string): Promise<string>;
+  /** The approver taps Allow; resolves when the answer is delivered. */
+  approve(thread: string, requestId: string): Promise<void>;
+  /**
+   * One whole cycle in a new thread: mention → card → Allow → answer delivered. The card's rewrite and
+   * the delivery markers carry on beside the next cycle (a marker rides along in whichever commit comes
+   * next): count commits over a whole run, with `settle()` at its end, not per cycle.
+   */
+  cycle(thread: string): Promise<void>;
+  /** Waits until everything started has been delivered and recorded. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HoldfastHarnessOptions {
+  readonly synchronous: SynchronousMode;
+  /** The runtime's own limits unless given. */
+  readonly admission?: AdmissionLimits;
+  /**
+   * Keeps every frame in the WAL (`wal_autocheckpoint=0`), so `readWalFrames` can count what a run
+   * wrote. Only for counting passes: a log that never resets grows, and reads slow down with it.
+   */
+  readonly keepWal?: boolean;
+}
+
+/** Slack at zero latency: every part lands at once, and a test waits for the part it cares about. */
+function instantSlack() {
+  let sent = 0;
+  const waiters = new Map<string, () => void>();
+  /** Where each request's card landed, as Slack brings it back in the click payload. */
+  const cards = new Map<string, string>();
+  const port: DeliveryPort = {
+    async plan() {
+      return ['message'];
+    },
+    async sendPart(entry: OutboxEntry, part) {
+      sent += 1;
+      const ts = `${entry.id}.${part.index}`;
+      if (entry.message.type === 'approval-card') cards.set(entry.message.requestId, ts);
+      queueMicrotask(() => {
+        const waiter = waiters.get(`${entry.conversationId}/${entry.message.type}`);
+        waiter?.();
+      });
+      return { channel: channelId, ts };
+    },
+  };
+  return {
+    port,
+    sent: () => sent,
+    cardOf: (requestId: string) => cards.get(requestId),
+    /** Resolves when a part of this type is sent in the conversation. */
+    next(conversation: string, type: OutboxEntry['message']['type']): Promise<void> {
+      return new Promise((resolve) => {
+        waiters.set(`${conversation}/${type}`, () => {
+          waiters.delete(`${conversation}/${type}`);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/** Commits are counted on the connection from before the store prepares its first statement. */
+export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptions): HoldfastHarness {
+  const db = openDatabase(file, { synchronous: options.synchronous });
+  if (options.keepWal) db.pragma('wal_autocheckpoint = 0');
+  const commits = countCommits(db);
+  const store = createSqliteStore(db);
+  const slack = instantSlack();
+  const runtime = new Runtime({
+    store,
+    model: instantModel,
+    policy: policySchema.parse({ approvers: { default: { users: [approver] } } }),
+    tools: [benchNoopTool],
+    directory: { groupMembers: async () => [] },
+    logger: pino({ level: 'silent' }),
+    delivery: { port: slack.port },
+    admission: options.admission,
+  });
+  runtime.observe(silentObserver);
+  const cards = new Map<string, { ts: string; fingerprint: string }>();
+
+  const harness: HoldfastHarness = {
+    runtime,
+    commits: commits.count,
+    deliveries: slack.sent,
+    pendingApprovals: () =>
+      Number(db.prepare('SELECT count(*) FROM approvals WHERE decision IS NULL').pluck().get()),
+    async mention(thread) {
+      const conversation = conversationId({ teamId, channelId, threadTs: thread });
+      const carded = slack.next(conversation, 'approval-card');
+      const submitted = await runtime.submit({
+        teamId,
+        channelId,
+        threadTs: thread,
+        triggerKey: `${channelId}:${thread}`,
+        triggerTs: thread,
+        requestedBy: requester,
+        inputText: `@requester: ${cycleRequest}`,
+      });
+      if (submitted.type !== 'enqueued') throw new Error(`the mention was not taken: ${submitted.type}`);
+      await carded;
+      const [approval] = await store.approvals.pending({ conversationId: conversation, limit: 1 });
+      const cardTs = approval ? slack.cardOf(approval.requestId) : undefined;
+      if (!approval || !cardTs) throw new Error(`no card was delivered in ${thread}`);
+      // What the card's buttons carry, as the click payload brings it back.
+      cards.set(approval.requestId, { ts: cardTs, fingerprint: argsFingerprint(approval.argsHash) });
+      return approval.requestId;
+    },
+    async approve(thread, requestId) {
+      const conversation = conversationId({ teamId, channelId, threadTs: thread });
+      const answered = slack.next(conversation, 'answer');
+      const decision = await runtime.decide({
+        requestId,
+        userId: approver,
+        action: 'allow',
+        origin: {
+          type: 'card',
+          teamId,
+          enterpriseId: undefined,
+          channelId,
+          messageTs: cards.get(requestId)?.ts ?? '',
+        },
+        argsFingerprint: cards.get(requestId)?.fingerprint,
+        installationEnterpriseId: undefined,
+      });
+      if (decision.type !== 'decided') throw new Error(`expected a decision, got ${decision.type}`);
+      await answered;
+      cards.delete(requestId);
+    },
+    async cycle(thread) {
+      const requestId = await harness.mention(thread);
+      await harness.approve(thread, requestId);
+    },
+    settle: () => runtime.idle(),
+    async close() {
+      await runtime.idle();
+      await runtime.shutdown();
+      store.close();
+    },
+  };
+  return harness;
+}
