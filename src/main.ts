@@ -33,7 +33,7 @@ import { listenFailure } from './startup/check-port.js';
 import { describeAppTokenFailure } from './startup/check-slack.js';
 import { describeStartupFailure } from './startup/describe-startup-failure.js';
 import { runDoctor } from './startup/run-doctor.js';
-import { requireChecks, StartupCheckError } from './startup/startup-check.js';
+import { describeReport, requireChecks, StartupCheckError } from './startup/startup-check.js';
 import { startupChecks } from './startup/startup-checks.js';
 import { createSqliteStore, openDatabase } from './store/index.js';
 import { createBuiltinTools, policyVocabulary } from './tools/index.js';
@@ -94,7 +94,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   // Every mistake a first install can make is found here, before anything listens or writes, and reported
   // together: one line for each, naming the variable to change.
   const vocabulary = policyVocabulary(tools);
-  await requireChecks(
+  const checked = await requireChecks(
     startupChecks(config, {
       vocabulary,
       slackClient: checkClient(config, logger),
@@ -102,6 +102,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       localPort: overrides.localWorkspace?.port,
     }),
   );
+  for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
+    logger.warn({ check: report.name }, describeReport(report));
   let policy = withEnvironmentApprovers(
     config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
     config,

@@ -3,7 +3,7 @@ import { didYouMean } from '../did-you-mean.js';
 import { describeError } from '../errors.js';
 import { describeModelEndpoint, modelEndpointHost } from '../llm/index.js';
 import { describeNetworkFailure } from '../network-failure.js';
-import { type CheckOutcome, ok, problem, type StartupCheck, skipped } from './startup-check.js';
+import { type CheckOutcome, ok, problem, type StartupCheck, skipped, warning } from './startup-check.js';
 
 export interface ModelCheckOptions {
   /** Built in main.ts; the check asks once, without the SDK's retries, and gives up after `timeoutMs`. */
@@ -60,9 +60,16 @@ function failure(error: unknown, endpoint: string, host: string): CheckOutcome {
     );
   }
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return problem(
+    return warning(
       `${host} did not answer in time`,
-      'Check OPENAI_BASE_URL, and the network and proxy settings (HTTPS_PROXY).',
+      'If turns fail, check OPENAI_BASE_URL, and the network and proxy settings (HTTPS_PROXY).',
+    );
+  }
+  // The provider's own trouble, not the configuration's: worth saying, not worth refusing to start over.
+  if (error instanceof OpenAI.RateLimitError || error instanceof OpenAI.InternalServerError) {
+    return warning(
+      `${endpoint} answered HTTP ${error.status} when asked for the model`,
+      'Turns will fail until the provider recovers.',
     );
   }
   if (error instanceof OpenAI.APIConnectionError) {

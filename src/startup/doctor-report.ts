@@ -1,6 +1,6 @@
 import type { CheckReport } from './startup-check.js';
 
-const marks = { ok: '✓', problem: '✗', skipped: '–' } as const;
+const marks = { ok: '✓', problem: '✗', warning: '!', skipped: '–' } as const;
 
 /**
  * `holdfast doctor`'s output: one line per check (a problem may carry an indented detail block), and
@@ -20,6 +20,8 @@ function describeOutcome({ outcome }: CheckReport): string {
       return outcome.detail;
     case 'problem':
       return joinFix(outcome.problem, outcome.fix);
+    case 'warning':
+      return `could not check now: ${joinFix(outcome.problem, outcome.fix)}`;
     case 'skipped':
       return `skipped: ${outcome.reason}`;
   }

@@ -8,6 +8,11 @@ import { joinFix } from './doctor-report.js';
 export type CheckOutcome =
   | { readonly type: 'ok'; readonly detail: string }
   | { readonly type: 'problem'; readonly problem: string; readonly fix: string }
+  /**
+   * Could not be checked right now (a provider answering 503, a timeout): start-up goes on and logs it,
+   * since refusing to start over someone else's outage would also stop every approval already waiting.
+   */
+  | { readonly type: 'warning'; readonly problem: string; readonly fix: string }
   /** The check does not apply to this configuration, or could not tell (a proxy hid what it needs). */
   | { readonly type: 'skipped'; readonly reason: string };
 
@@ -29,6 +34,7 @@ export interface CheckReport {
 export const ok = (detail: string): CheckOutcome => ({ type: 'ok', detail });
 export const problem = (problem: string, fix: string): CheckOutcome => ({ type: 'problem', problem, fix });
 export const skipped = (reason: string): CheckOutcome => ({ type: 'skipped', reason });
+export const warning = (problem: string, fix: string): CheckOutcome => ({ type: 'warning', problem, fix });
 
 /**
  * Runs every check at once and reports each, in the order given. A check that throws is a problem of
@@ -58,7 +64,7 @@ export class StartupCheckError extends HoldfastError {
   }
 }
 
-/** Throws unless every check passed or was skipped. */
+/** Throws when any check found a problem; warnings and skips are returned for the caller to log. */
 export async function requireChecks(checks: readonly StartupCheck[]): Promise<CheckReport[]> {
   const reports = await runChecks(checks);
   const problems = reports.filter((report) => report.outcome.type === 'problem');
@@ -73,6 +79,7 @@ export function describeReport(report: CheckReport): string {
     case 'ok':
       return `${report.name}: ${outcome.detail}`;
     case 'problem':
+    case 'warning':
       return `${report.name}: ${joinFix(outcome.problem, outcome.fix)}`;
     case 'skipped':
       return `${report.name}: skipped (${outcome.reason})`;
