@@ -425,6 +425,7 @@ async function main(): Promise<void> {
           openai: createOpenAIClient(config),
           inspectDatabase: inspectDatabaseReadOnly,
           checkAppToken: true,
+          mayBeRunning: true,
         });
       },
       write: (line) => process.stdout.write(`${line}\n`),

@@ -6,6 +6,7 @@ import {
   type StartupCheck,
   StartupCheckError,
   skipped,
+  warning,
 } from './startup-check.js';
 
 export interface PortCheckOptions {
@@ -14,6 +15,11 @@ export interface PortCheckOptions {
   readonly host?: string;
   /** What listens there, for people: "Slack events (HTTP mode)". */
   readonly purpose: string;
+  /**
+   * Doctor may run beside a holdfast that already listens there: a taken port is then only a warning,
+   * since the process holding it may be holdfast itself.
+   */
+  readonly mayBeRunning?: boolean;
 }
 
 /**
@@ -27,10 +33,13 @@ export function portCheck(options: PortCheckOptions): StartupCheck {
       if (options.port === 0) return skipped('PORT=0: the system picks a free port');
       const failure = await tryListen(options.port, options.host);
       if (failure) {
-        return (
+        const outcome =
           describeListenFailure(failure, options) ??
-          problem(`port ${options.port} cannot be used: ${failure.message}`, 'Set PORT to a free port.')
-        );
+          problem(`port ${options.port} cannot be used: ${failure.message}`, 'Set PORT to a free port.');
+        if (options.mayBeRunning && outcome.type === 'problem' && isInUse(failure)) {
+          return warning(`${outcome.problem} (holdfast itself, if it is running)`, outcome.fix);
+        }
+        return outcome;
       }
       return ok(`port ${options.port} is free for ${options.purpose}`);
     },
@@ -70,6 +79,10 @@ export function listenFailure(error: unknown, options: Pick<PortCheckOptions, 'p
 /** Whether an error came from binding a server socket (not from connecting somewhere). */
 export function isListenError(error: unknown): error is NodeJS.ErrnoException & { port?: number } {
   return (error as NodeJS.ErrnoException | undefined)?.syscall === 'listen';
+}
+
+function isInUse(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
 }
 
 function tryListen(port: number, host: string | undefined): Promise<Error | undefined> {

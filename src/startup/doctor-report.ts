@@ -19,9 +19,8 @@ function describeOutcome({ outcome }: CheckReport): string {
     case 'ok':
       return outcome.detail;
     case 'problem':
-      return joinFix(outcome.problem, outcome.fix);
     case 'warning':
-      return `could not check now: ${joinFix(outcome.problem, outcome.fix)}`;
+      return joinFix(outcome.problem, outcome.fix);
     case 'skipped':
       return `skipped: ${outcome.reason}`;
   }

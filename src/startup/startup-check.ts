@@ -9,8 +9,8 @@ export type CheckOutcome =
   | { readonly type: 'ok'; readonly detail: string }
   | { readonly type: 'problem'; readonly problem: string; readonly fix: string }
   /**
-   * Could not be checked right now (a provider answering 503, a timeout): start-up goes on and logs it,
-   * since refusing to start over someone else's outage would also stop every approval already waiting.
+   * Worth saying but not worth refusing to start over: a provider answering 503 or not at all (refusing
+   * would also stop every approval already waiting), or, for doctor, a port holdfast itself may hold.
    */
   | { readonly type: 'warning'; readonly problem: string; readonly fix: string }
   /** The check does not apply to this configuration, or could not tell (a proxy hid what it needs). */

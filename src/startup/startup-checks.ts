@@ -26,6 +26,8 @@ export interface StartupCheckDeps {
    * at once is that check, and its failure is worded the same way.
    */
   readonly checkAppToken?: boolean;
+  /** Doctor may run beside a holdfast that already listens on PORT. */
+  readonly mayBeRunning?: boolean;
 }
 
 /**
@@ -39,9 +41,16 @@ export function startupChecks(config: Config, deps: StartupCheckDeps): StartupCh
   ];
   if (slack.type === 'local') {
     const port = deps.localPort ?? slack.port;
-    checks.push(portCheck({ port, host: '127.0.0.1', purpose: 'the local workspace page' }));
+    checks.push(
+      portCheck({
+        port,
+        host: '127.0.0.1',
+        purpose: 'the local workspace page',
+        mayBeRunning: deps.mayBeRunning,
+      }),
+    );
   } else if (slack.type === 'http') {
-    checks.push(portCheck({ port: slack.port, purpose: 'Slack events' }));
+    checks.push(portCheck({ port: slack.port, purpose: 'Slack events', mayBeRunning: deps.mayBeRunning }));
   }
   if (config.policyPath) checks.push(policyCheck({ file: config.policyPath, vocabulary: deps.vocabulary }));
   if (slack.type !== 'local') {
