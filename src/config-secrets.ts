@@ -105,6 +105,36 @@ export function configuredSecrets(env: Readonly<Record<string, string | undefine
   return { secrets, toolEnv };
 }
 
+/**
+ * `HOLDFAST_TOOL_ENV` as given, once every name is known to hold no secret: the operator asked for these
+ * to reach commands, so one that cannot is an error rather than a silent omission.
+ */
+export function checkToolEnvNames(
+  names: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: readonly ConfiguredSecret[],
+): string[] {
+  const problems: string[] = [];
+  for (const name of names) {
+    const value = env[name];
+    if (name.endsWith('_FILE')) {
+      problems.push(`HOLDFAST_TOOL_ENV lists ${name}: a *_FILE variable points at a secret.`);
+    } else if (name in SECRET_KINDS || (FILE_VARIABLES as readonly string[]).includes(name)) {
+      problems.push(`HOLDFAST_TOOL_ENV lists ${name}, one of holdfast's own secrets.`);
+    } else if (isSecretVariableName(name)) {
+      problems.push(`HOLDFAST_TOOL_ENV lists ${name}, which is named like a secret.`);
+    } else if (value !== undefined && secrets.some((secret) => value.includes(secret.value))) {
+      problems.push(`HOLDFAST_TOOL_ENV lists ${name}, whose value holds a secret (a password or token).`);
+    }
+  }
+  if (problems.length > 0) {
+    const fix = 'Secrets are never passed to tools: remove it from HOLDFAST_TOOL_ENV.';
+    const issues = problems.map((problem) => `${problem} ${fix}`);
+    throw new ConfigError(`Invalid configuration:\n  ${issues.join('\n  ')}`, issues);
+  }
+  return [...new Set(names)];
+}
+
 /** Passwords inside URLs (`postgres://app:<password>@db/app`), as written and decoded. */
 function urlPasswords(value: string): string[] {
   const passwords: string[] = [];

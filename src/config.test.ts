@@ -79,6 +79,52 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('xoxp-user-token');
   });
 
+  it('says which token was pasted into the other variable', () => {
+    const swapped = refusal({ SLACK_BOT_TOKEN: appToken, SLACK_APP_TOKEN: botToken });
+    expect(swapped.issues).toEqual([
+      expect.stringMatching(
+        /^SLACK_BOT_TOKEN: expected a bot token starting with xoxb- \(this is an app-level token, xapp-, which belongs in SLACK_APP_TOKEN\)\. Copy/,
+      ),
+      expect.stringMatching(
+        /^SLACK_APP_TOKEN: expected an app-level token starting with xapp- \(this is a bot token, xoxb-, which belongs in SLACK_BOT_TOKEN\)\. Create/,
+      ),
+    ]);
+    expect(
+      refusal({ SLACK_BOT_TOKEN: 'xoxp-1-user', SLACK_SIGNING_SECRET: signingSecret }).issues[0],
+    ).toContain('(this is a user token, xoxp-; holdfast acts as its bot, never as a person)');
+    expect(swapped.message).not.toContain(appToken);
+  });
+
+  it('passes the variables HOLDFAST_TOOL_ENV names on to tools', () => {
+    const config = loadConfig(
+      {
+        HOLDFAST_TOOL_ENV: 'KUBECONFIG, AWS_PROFILE,AWS_REGION',
+        KUBECONFIG: '/etc/kube/config',
+        AWS_PROFILE: 'ops',
+      },
+      cwd,
+    );
+    expect(config.toolEnvNames).toEqual(['KUBECONFIG', 'AWS_PROFILE', 'AWS_REGION']);
+    expect(config.toolEnv).toMatchObject({ KUBECONFIG: '/etc/kube/config', AWS_PROFILE: 'ops' });
+  });
+
+  it.each([
+    ['SLACK_BOT_TOKEN', { SLACK_BOT_TOKEN: botToken, SLACK_SIGNING_SECRET: signingSecret }],
+    ['OPENAI_API_KEY', { OPENAI_API_KEY: 'sk-test-not-for-tools' }],
+    ['SLACK_SIGNING_SECRET_FILE', {}],
+    ['GITHUB_TOKEN', { GITHUB_TOKEN: `ghp_${'g'.repeat(36)}` }],
+    ['HTTPS_PROXY', { HTTPS_PROXY: 'http://ops:proxy-pass-1234@proxy.corp:3128' }],
+  ] as const)('refuses to pass %s, a secret, to tools', (name, env) => {
+    const error = refusal({ ...env, HOLDFAST_TOOL_ENV: `KUBECONFIG,${name}` });
+    expect(error.issues).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^HOLDFAST_TOOL_ENV lists ${name}\\b.*Secrets are never passed to tools: remove it from HOLDFAST_TOOL_ENV\\.$`,
+        ),
+      ),
+    ]);
+  });
+
   it('refuses a bot token with neither an app token nor a signing secret', () => {
     expect(refusal({ SLACK_BOT_TOKEN: botToken }).message).toMatch(
       /neither SLACK_APP_TOKEN \(Socket Mode\) nor SLACK_SIGNING_SECRET/,

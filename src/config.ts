@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseDuration } from './approvals/policy.js';
-import { configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
+import { checkToolEnvNames, configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
+import { slackToken } from './config-slack-tokens.js';
 import { ConfigError } from './errors.js';
 import type { ConfiguredSecret } from './secrets/index.js';
 import type { SynchronousMode } from './store/open-database.js';
@@ -67,6 +68,8 @@ export interface Config {
    * variable, any `*_FILE` path, or any value that holds a configured secret.
    */
   readonly toolEnv: Readonly<Record<string, string | undefined>>;
+  /** `HOLDFAST_TOOL_ENV`: variables of `toolEnv` that commands get beyond their allow-list; never secrets. */
+  readonly toolEnvNames: readonly string[];
   /** Every secret value holdfast knows of, for the redactor: configured ones and secret-named variables. */
   readonly secrets: readonly ConfiguredSecret[];
 }
@@ -123,12 +126,8 @@ const deployServicesSchema = z.record(
 );
 
 const envSchema = z.object({
-  SLACK_BOT_TOKEN: optionalText.pipe(
-    z.string().startsWith('xoxb-', 'a bot token starting with xoxb-').optional(),
-  ),
-  SLACK_APP_TOKEN: optionalText.pipe(
-    z.string().startsWith('xapp-', 'an app-level token starting with xapp-').optional(),
-  ),
+  SLACK_BOT_TOKEN: optionalText.pipe(slackToken('xoxb-', 'a bot token')),
+  SLACK_APP_TOKEN: optionalText.pipe(slackToken('xapp-', 'an app-level token')),
   SLACK_SIGNING_SECRET: optionalText.pipe(
     z
       .string()
@@ -169,6 +168,7 @@ const envSchema = z.object({
   HOLDFAST_SQL_URL: optionalText,
   HOLDFAST_DEPLOY_SERVICES: optionalText,
   HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
+  HOLDFAST_TOOL_ENV: list(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names'), 'variable names'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
   HOLDFAST_MAX_MODEL_CALLS: integer(40, 1, 1_000),
@@ -208,6 +208,7 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration:\n  ${issues.join('\n  ')}`, issues);
   }
   const e = parsed.data;
+  const { secrets, toolEnv } = configuredSecrets(env);
   return {
     slack: slackMode(e),
     model: e.OPENAI_API_KEY
@@ -239,7 +240,9 @@ export function loadConfig(
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },
     sweepIntervalMs: e.HOLDFAST_SWEEP_INTERVAL,
     logLevel: e.HOLDFAST_LOG_LEVEL,
-    ...configuredSecrets(env),
+    secrets,
+    toolEnv,
+    toolEnvNames: checkToolEnvNames(e.HOLDFAST_TOOL_ENV, env, secrets),
   };
 }
 

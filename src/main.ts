@@ -5,16 +5,19 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
+import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import pino, { type Logger } from 'pino';
 import type { ChatModel } from './agent/chat-model.js';
 import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
-import { emptyPolicy, type Policy } from './approvals/policy.js';
+import { emptyPolicy } from './approvals/policy.js';
+import { withApprovers, withEnvironmentApprovers } from './approvals/with-approvers.js';
 import { type Config, loadConfig } from './config.js';
-import { ConfigError, HoldfastError } from './errors.js';
+import { ConfigError, describeError } from './errors.js';
 import { createOpenAIChatModel } from './llm/index.js';
 import { createDemoChatModel } from './local/demo-chat-model.js';
+import { demoDeployServices } from './local/demo-deploy-services.js';
 import { type LocalWorkspace, startLocalWorkspace } from './local/start-local-workspace.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
@@ -26,9 +29,16 @@ import { guardSocketMode } from './slack/receiver/guard-socket-mode.js';
 import { GuardedHttpReceiver } from './slack/receiver/guarded-http-receiver.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
+import { listenFailure } from './startup/check-port.js';
+import { describeAppTokenFailure } from './startup/check-slack.js';
+import { describeStartupFailure } from './startup/describe-startup-failure.js';
+import { runDoctor } from './startup/run-doctor.js';
+import { describeReport, requireChecks, StartupCheckError } from './startup/startup-check.js';
+import { startupChecks } from './startup/startup-checks.js';
 import { createSqliteStore, openDatabase } from './store/index.js';
-import { createBuiltinTools } from './tools/index.js';
+import { createBuiltinTools, policyVocabulary } from './tools/index.js';
 import { loadPlugins } from './tools/load-plugins.js';
+import { uniqueTools } from './tools/unique-tools.js';
 
 export interface HoldfastOverrides {
   readonly logger?: Logger;
@@ -79,13 +89,28 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
+  const tools = await loadTools(config, overrides.tools);
+  const openai = overrides.model ? undefined : createOpenAIClient(config);
+  // Every mistake a first install can make is found here, before anything listens or writes, and reported
+  // together: one line for each, naming the variable to change.
+  const vocabulary = policyVocabulary(tools);
+  const checked = await requireChecks(
+    startupChecks(config, {
+      vocabulary,
+      slackClient: checkClient(config, logger),
+      openai,
+      localPort: overrides.localWorkspace?.port,
+    }),
+  );
+  for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
+    logger.warn({ check: report.name }, describeReport(report));
   let policy = withEnvironmentApprovers(
-    config.policyPath ? loadPolicyFile(config.policyPath) : emptyPolicy,
+    config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
     config,
   );
 
   mkdirSync(path.dirname(config.databasePath), { recursive: true });
-  mkdirSync(config.workdir, { recursive: true });
+  makeWorkdir(config.workdir);
   const db = openDatabase(config.databasePath, { synchronous: config.synchronous });
   const store = createSqliteStore(db, {
     now,
@@ -96,21 +121,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
   try {
-    const model = overrides.model ?? buildModel(config, logger);
-    const tools = uniqueTools([
-      ...createBuiltinTools({
-        workdir: config.workdir,
-        env: config.toolEnv,
-        shellTimeoutMs: config.shellTimeoutMs,
-        httpAllowHosts: [...config.httpAllowHosts],
-        httpInternalHosts: [...config.httpInternalHosts],
-        sqlUrl: config.sqlUrl,
-        holdfastDatabasePath: config.databasePath,
-        deployServices: deployServicesFor(config),
-      }),
-      ...(await loadPlugins(config.plugins)),
-      ...(overrides.tools ?? []),
-    ]);
+    const model = overrides.model ?? buildModel(config, openai, logger);
 
     let slackConfig = config.slack;
     let workspace: LocalWorkspace | undefined;
@@ -119,8 +130,9 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       eventsPort = await freePort();
       // Set above whenever the configuration is local.
       const { signingSecret, botToken } = local!;
+      const port = overrides.localWorkspace?.port ?? slackConfig.port;
       workspace = await startLocalWorkspace({
-        port: overrides.localWorkspace?.port ?? slackConfig.port,
+        port,
         databasePath:
           overrides.localWorkspace?.databasePath ??
           path.join(path.dirname(config.databasePath), 'local-workspace.db'),
@@ -133,6 +145,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
             : 'Demo model — scripted, deterministic',
         logger: logger.child({ component: 'local-workspace' }),
         now,
+      }).catch((error: unknown) => {
+        throw listenFailure(error, { port, purpose: 'the local workspace page' });
       });
       closers.push(() => workspace?.close());
       // The seeded on-call people approve in local mode, so the approval flow can be tried at once.
@@ -250,9 +264,15 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
 
     let eventsUrl: string | undefined;
     if (slackConfig.type === 'socket') {
-      await app.start();
+      const { apiUrl } = slackConfig;
+      await app.start().catch((error: unknown) => {
+        const outcome = describeAppTokenFailure(error, apiUrl);
+        throw outcome ? new StartupCheckError([{ name: 'slack-app-token', outcome }]) : error;
+      });
     } else {
-      const server = (await app.start(eventsPort)) as import('node:http').Server;
+      const server = (await app.start(eventsPort).catch((error: unknown) => {
+        throw listenFailure(error, { port: eventsPort, purpose: 'Slack events' });
+      })) as import('node:http').Server;
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : eventsPort;
       eventsUrl = `http://127.0.0.1:${port}/slack/events`;
@@ -278,6 +298,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         );
         await runtime.shutdown();
         for (const close of closers) if (close !== stopApp) await close();
+        logger.info('holdfast stopped: no new requests, turns drained, database closed');
       },
     };
   } catch (error) {
@@ -293,14 +314,36 @@ function createLogger(config: Config): Logger {
   });
 }
 
-function buildModel(config: Config, logger: Logger): ChatModel {
-  if (config.model.type === 'demo') return createDemoChatModel();
-  const client = new OpenAI({
+async function loadTools(config: Config, extra: readonly Tool[] = []): Promise<Tool[]> {
+  return uniqueTools([
+    ...createBuiltinTools({
+      workdir: config.workdir,
+      env: config.toolEnv,
+      passEnv: config.toolEnvNames,
+      shellTimeoutMs: config.shellTimeoutMs,
+      httpAllowHosts: [...config.httpAllowHosts],
+      httpInternalHosts: [...config.httpInternalHosts],
+      sqlUrl: config.sqlUrl,
+      holdfastDatabasePath: config.databasePath,
+      deployServices: demoDeployServices(config.slack.type, config.deployServices),
+    }),
+    ...(await loadPlugins(config.plugins)),
+    ...extra,
+  ]);
+}
+
+function createOpenAIClient(config: Config): OpenAI | undefined {
+  if (config.model.type !== 'openai') return undefined;
+  return new OpenAI({
     apiKey: config.model.apiKey,
     baseURL: config.model.baseUrl,
     timeout: config.model.timeoutMs,
     maxRetries: config.model.maxRetries,
   });
+}
+
+function buildModel(config: Config, client: OpenAI | undefined, logger: Logger): ChatModel {
+  if (config.model.type === 'demo' || !client) return createDemoChatModel();
   return createOpenAIChatModel({
     client,
     model: config.model.model,
@@ -308,52 +351,38 @@ function buildModel(config: Config, logger: Logger): ChatModel {
   });
 }
 
-/** HOLDFAST_APPROVERS and friends add to the policy file's defaults rather than replace them. */
-function withEnvironmentApprovers(policy: Policy, config: Config): Policy {
-  const widened = withApprovers(policy, config.approvers.users, config.approvers.groups);
-  return {
-    ...widened,
-    approvers: {
-      ...widened.approvers,
-      allowSelfApproval: policy.approvers.allowSelfApproval || config.allowSelfApproval,
-    },
-  };
+/** Start-up checks ask Slack once, without retries: a wrong URL or token is reported in seconds. */
+function checkClient(config: Config, logger: Logger): (token: string) => WebClient {
+  const apiUrl = config.slack.type === 'local' ? undefined : config.slack.apiUrl;
+  return (token) =>
+    new WebClient(token, {
+      slackApiUrl: apiUrl,
+      logger: boltLogger(logger.child({ component: 'startup-check' })),
+      retryConfig: { retries: 0 },
+      timeout: 10_000,
+    });
 }
 
-function withApprovers(policy: Policy, users: readonly string[], groups: readonly string[]): Policy {
-  return {
-    ...policy,
-    approvers: {
-      ...policy.approvers,
-      default: {
-        users: [...new Set([...policy.approvers.default.users, ...users])],
-        groups: [...new Set([...policy.approvers.default.groups, ...groups])],
-      },
-    },
-  };
-}
-
-/**
- * Local mode with nothing configured gets harmless demo services, so "deploy api" shows the deploy
- * approval (its own permission type) without touching anything real.
- */
-function deployServicesFor(config: Config): Config['deployServices'] {
-  if (config.slack.type !== 'local' || Object.keys(config.deployServices).length > 0)
-    return config.deployServices;
-  const demo = (service: string) => ({
-    command: `echo "deploying ${service} at \${HOLDFAST_DEPLOY_REF:-main} (demo: nothing was changed)"`,
-  });
-  return { api: demo('api'), web: demo('web') };
-}
-
-function uniqueTools(tools: readonly Tool[]): Tool[] {
-  const seen = new Set<string>();
-  for (const tool of tools) {
-    if (seen.has(tool.name))
-      throw new ConfigError(`Two tools are named "${tool.name}"; rename one plugin tool.`);
-    seen.add(tool.name);
+/** For doctor: SQLite's own page check on a read-only connection, so nothing is created or migrated. */
+function inspectDatabaseReadOnly(file: string): string[] {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.pragma('quick_check(5)') as Array<{ quick_check: string }>;
+    return rows.map((row) => row.quick_check).filter((line) => line !== 'ok');
+  } finally {
+    db.close();
   }
-  return [...tools];
+}
+
+function makeWorkdir(workdir: string): void {
+  try {
+    mkdirSync(workdir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? describeError(error);
+    throw new ConfigError(
+      `HOLDFAST_WORKDIR=${workdir} cannot be created (${code}). Create it with write access for the user holdfast runs as, or set HOLDFAST_WORKDIR to a writable folder.`,
+    );
+  }
 }
 
 function randomHex(bytes: number): string {
@@ -389,14 +418,37 @@ export function keepServingAfterEscapedFailures(target: NodeJS.EventEmitter, log
 }
 
 async function main(): Promise<void> {
+  const command = process.argv[2];
+  if (command === 'doctor') {
+    process.exitCode = await runDoctor({
+      loadConfig: () => loadConfig(process.env, process.cwd()),
+      checks: async (config) => {
+        const logger = pino({ level: config.logLevel === 'debug' ? 'debug' : 'silent' });
+        return startupChecks(config, {
+          vocabulary: policyVocabulary(await loadTools(config)),
+          slackClient: checkClient(config, logger),
+          openai: createOpenAIClient(config),
+          inspectDatabase: inspectDatabaseReadOnly,
+          checkAppToken: true,
+          mayBeRunning: true,
+        });
+      },
+      write: (line) => process.stdout.write(`${line}\n`),
+    });
+    return;
+  }
+  if (command !== undefined) {
+    process.stderr.write(`holdfast: unknown command "${command}". Usage: holdfast [doctor]\n`);
+    process.exit(2);
+  }
   let holdfast: Holdfast;
   let config: Config | undefined;
   try {
     config = loadConfig(process.env, process.cwd());
     holdfast = await startHoldfast(config);
   } catch (error) {
-    const message =
-      error instanceof HoldfastError ? error.message : ((error as Error).stack ?? String(error));
+    const level = config?.logLevel ?? process.env.HOLDFAST_LOG_LEVEL?.trim().toLowerCase();
+    const message = describeStartupFailure(error, { debug: level === 'debug' || level === 'trace' });
     // A failing client can put a credential in its message; stderr is a log like any other.
     const { redact } = createRedactor({ secrets: config?.secrets ?? [] });
     process.stderr.write(`holdfast could not start:\n${redact(message)}\n`);
@@ -409,10 +461,12 @@ async function main(): Promise<void> {
         'Open this URL: its token signs your browser in, so no other web page can post or approve as you.\n\n',
     );
   let stopping = false;
+  // The platform's stop signal reaches this process directly (`node dist/main.js`, no npm or tsx in
+  // between): requests stop, running turns get their grace period, the database closes, then exit 0.
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`received ${signal}, stopping\n`);
+    holdfast.logger.info({ signal }, 'stopping');
     await holdfast.stop();
     process.exit(0);
   };

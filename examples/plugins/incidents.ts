@@ -27,6 +27,9 @@ export const openIncident = defineTool({
     title: z.string().min(3).max(200),
     severity: z.enum(['sev1', 'sev2', 'sev3', 'sev4']),
   }),
+  // Declared so a policy may route `incident` approvals (approvers.overrides.incident) without it
+  // being taken for a typo.
+  permissionTypes: ['incident'],
   permission(args, ctx) {
     const { state, save } = incidents(ctx.kv);
     let number = state.drafts[ctx.toolCallId];

@@ -52,6 +52,11 @@ export interface Tool<Args = unknown> {
    * repeat (reads, nested agents that resume from their own transcript) may say so.
    */
   readonly idempotent: boolean;
+  /**
+   * The permission types this tool asks under, so a policy naming another one can be caught as a typo.
+   * Undefined when a tool does not say (a plugin with a `permission` function of its own).
+   */
+  readonly permissionTypes?: readonly string[];
   parse(input: unknown): { success: true; data: Args } | { success: false; error: string };
   permission(args: Args, ctx: ToolContext): ToolPermission | Promise<ToolPermission>;
   execute(args: Args, ctx: ToolContext): Promise<string>;

@@ -3,9 +3,14 @@ import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { type Policy, policySchema } from './policy.js';
+import { findUnknownPolicyNames, type PolicyVocabulary } from './policy-names.js';
 
-/** Reads `HOLDFAST_POLICY`. Every problem names the file and the line, so start-up fails usefully. */
-export function loadPolicyFile(file: string): Policy {
+/**
+ * Reads `HOLDFAST_POLICY`. Every problem names the file and the line, so start-up fails usefully. With a
+ * vocabulary (the tools loaded, plugins included), a name that matches no tool or permission type is a
+ * problem too: a misspelt rule would otherwise never apply, silently.
+ */
+export function loadPolicyFile(file: string, vocabulary?: PolicyVocabulary): Policy {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -16,10 +21,10 @@ export function loadPolicyFile(file: string): Policy {
       { cause: error },
     );
   }
-  return parsePolicy(text, file);
+  return parsePolicy(text, file, vocabulary);
 }
 
-export function parsePolicy(text: string, file: string): Policy {
+export function parsePolicy(text: string, file: string, vocabulary?: PolicyVocabulary): Policy {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (document.errors.length > 0) {
@@ -30,9 +35,34 @@ export function parsePolicy(text: string, file: string): Policy {
     throw new ConfigError(`The policy file is not valid YAML:\n  ${issues.join('\n  ')}`, issues);
   }
   const result = policySchema.safeParse(document.toJS() ?? {});
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => describeIssue(issue, document, lineCounter, file));
-  throw new ConfigError(`The policy file is invalid:\n  ${issues.join('\n  ')}`, issues);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => describeIssue(issue, document, lineCounter, file));
+    throw new ConfigError(`The policy file is invalid:\n  ${issues.join('\n  ')}`, issues);
+  }
+  if (!vocabulary) return result.data;
+  const unknown = findUnknownPolicyNames(result.data, vocabulary).map((issue) => {
+    const line =
+      (issue.isKey ? keyLine(document, lineCounter, issue.path) : undefined) ??
+      lineOf(document, lineCounter, issue.path) ??
+      1;
+    return `${file}:${line}: ${issue.path.join('.')}: ${issue.message}`;
+  });
+  if (unknown.length > 0) {
+    throw new ConfigError(`The policy file names what does not exist:\n  ${unknown.join('\n  ')}`, unknown);
+  }
+  return result.data;
+}
+
+/** The line of a map key itself (its value may start on the next line). */
+function keyLine(
+  document: ReturnType<typeof parseDocument>,
+  lineCounter: LineCounter,
+  path: readonly (string | number)[],
+): number | undefined {
+  const parentPath = path.slice(0, -1);
+  const parent = parentPath.length === 0 ? document.contents : document.getIn(parentPath, true);
+  const offset = findPair(parent, path.at(-1));
+  return offset === undefined ? undefined : lineCounter.linePos(offset).line;
 }
 
 function describeIssue(

@@ -52,6 +52,24 @@ export class ModelUnavailableError extends ModelError {
   }
 }
 
+/**
+ * No connection to the model endpoint at all (refused, unknown host, TLS): the message names the
+ * endpoint and why, since what fixes it is the address or the network, not the request.
+ */
+export class ModelUnreachableError extends ModelError {
+  readonly code = 'model_unreachable';
+  readonly retryable = true;
+  constructor(
+    /** Where the request went (`describeModelEndpoint`), never with credentials. */
+    readonly endpoint: string,
+    /** Why, for people: "connection refused: nothing is listening there (ECONNREFUSED)". */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Could not reach the model endpoint ${endpoint}: ${reason}`, {}, options);
+  }
+}
+
 export class ModelTimeoutError extends ModelError {
   readonly code = 'model_timeout';
   readonly retryable = true;
@@ -69,12 +87,30 @@ export class ModelAuthError extends ModelError {
   }
 }
 
-/** The provider refused the request as sent (400, 404 for an unknown model, 422): retrying cannot help. */
+/** The provider refused the request as sent (400, 422): retrying cannot help. */
 export class ModelBadRequestError extends ModelError {
   readonly code = 'model_bad_request';
   readonly retryable = false;
   constructor(details: ProviderDetails = {}, options?: { cause?: unknown }) {
     super('The model provider refused the request', details, options);
+  }
+}
+
+/**
+ * A 404 for the configured model: the endpoint does not serve it under that name (or the base URL points
+ * somewhere that serves no models at all). Only configuration fixes it.
+ */
+export class ModelNotFoundError extends ModelError {
+  readonly code = 'model_not_found';
+  readonly retryable = false;
+  constructor(
+    readonly model: string,
+    /** Where it was looked for (`describeModelEndpoint`), never with credentials. */
+    readonly endpoint: string,
+    details: ProviderDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(`The configured model \`${model}\` does not exist at ${endpoint}`, details, options);
   }
 }
 

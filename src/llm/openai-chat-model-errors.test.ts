@@ -15,11 +15,13 @@ import {
 import {
   ModelAuthError,
   ModelBadRequestError,
+  ModelNotFoundError,
   ModelRateLimitedError,
   ModelRequestAbortedError,
   ModelResponseInvalidError,
   ModelTimeoutError,
   ModelUnavailableError,
+  ModelUnreachableError,
 } from './model-errors.js';
 
 useFakeOpenAI();
@@ -103,14 +105,50 @@ describe('createOpenAIChatModel failures', () => {
   });
 
   describe('when the connection fails', () => {
-    it('throws a retryable ModelUnavailableError', async () => {
+    it('throws a retryable ModelUnreachableError naming the endpoint and the reason', async () => {
       const { model } = harness({ maxRetries: 0 });
-      nock(API_HOST).post(COMPLETIONS_PATH).replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+      nock(API_HOST)
+        .post(COMPLETIONS_PATH)
+        .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
 
       const error = await model.complete({ messages: conversation, tools: [] }).catch((e: unknown) => e);
 
-      expect(error).toBeInstanceOf(ModelUnavailableError);
-      expect(error).toMatchObject({ code: 'model_unavailable', retryable: true, status: undefined });
+      expect(error).toBeInstanceOf(ModelUnreachableError);
+      expect(error).toMatchObject({
+        code: 'model_unreachable',
+        retryable: true,
+        status: undefined,
+        endpoint: `${API_HOST}/v1`,
+        reason: 'the connection was reset (ECONNRESET)',
+      });
+      expect((error as Error).message).toBe(
+        `Could not reach the model endpoint ${API_HOST}/v1: the connection was reset (ECONNRESET)`,
+      );
+    });
+  });
+
+  describe('when the model does not exist', () => {
+    it('throws ModelNotFoundError naming the model and the endpoint, without retrying', async () => {
+      const { model, requests } = harness();
+      serve(requests, [
+        404,
+        openaiError('The model `gpt-test` does not exist.', 'invalid_request_error', 'model_not_found'),
+      ]);
+
+      const error = await model.complete({ messages: conversation, tools: [] }).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(ModelNotFoundError);
+      expect(error).toMatchObject({
+        code: 'model_not_found',
+        retryable: false,
+        status: 404,
+        model: 'gpt-test',
+        providerCode: 'model_not_found',
+      });
+      expect((error as Error).message).toBe(
+        `The configured model \`gpt-test\` does not exist at ${API_HOST}/v1`,
+      );
+      expect(requests).toHaveLength(1);
     });
   });
 

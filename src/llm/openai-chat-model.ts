@@ -3,14 +3,18 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolSpec } from '../agent/chat-model.js';
 import { HoldfastError } from '../errors.js';
+import { describeNetworkFailure } from '../network-failure.js';
+import { describeModelEndpoint } from './model-endpoint.js';
 import {
   ModelAuthError,
   ModelBadRequestError,
+  ModelNotFoundError,
   ModelRateLimitedError,
   ModelRequestAbortedError,
   ModelResponseInvalidError,
   ModelTimeoutError,
   ModelUnavailableError,
+  ModelUnreachableError,
   type ProviderDetails,
 } from './model-errors.js';
 
@@ -33,6 +37,8 @@ export function createOpenAIChatModel({
   logger,
   now = Date.now,
 }: OpenAIChatModelOptions): ChatModel {
+  // Named in failures people read, so without anything the base URL might carry besides the address.
+  const endpoint = describeModelEndpoint(client.baseURL);
   return {
     async complete(request: ChatRequest): Promise<ModelReply> {
       logger.debug(
@@ -53,7 +59,7 @@ export function createOpenAIChatModel({
           { signal: request.signal ? AbortSignal.any([request.signal]) : undefined },
         );
       } catch (error) {
-        throw toModelError(error, request.signal, now);
+        throw toModelError(error, { signal: request.signal, now, model, endpoint });
       }
       const reply = parseCompletion(body);
       logger.debug(
@@ -165,8 +171,15 @@ function parseCompletion(body: unknown): ParsedCompletion {
   };
 }
 
+interface FailedRequest {
+  readonly signal: AbortSignal | undefined;
+  readonly now: () => number;
+  readonly model: string;
+  readonly endpoint: string;
+}
+
 /** Maps what the SDK throws (after its own retries) to holdfast's model errors; the order matters. */
-function toModelError(error: unknown, signal: AbortSignal | undefined, now: () => number): unknown {
+function toModelError(error: unknown, { signal, now, model, endpoint }: FailedRequest): unknown {
   if (error instanceof HoldfastError) return error;
   if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
     return new ModelRequestAbortedError({ cause: error });
@@ -174,7 +187,8 @@ function toModelError(error: unknown, signal: AbortSignal | undefined, now: () =
   // Subclass before base class: a timeout is also a connection error.
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelTimeoutError({}, { cause: error });
   if (error instanceof OpenAI.APIConnectionError) {
-    return new ModelUnavailableError('Could not connect to the model provider', {}, { cause: error });
+    const reason = describeNetworkFailure(error.cause) ?? 'the connection failed';
+    return new ModelUnreachableError(endpoint, reason, { cause: error });
   }
   if (error instanceof OpenAI.APIError) {
     const details = providerDetails(error);
@@ -188,7 +202,11 @@ function toModelError(error: unknown, signal: AbortSignal | undefined, now: () =
     if (error instanceof OpenAI.InternalServerError || error.status === 409) {
       return new ModelUnavailableError(undefined, details, { cause: error });
     }
-    // 400, 404 (unknown model or wrong base URL), 422 and any other 4xx: the request itself is wrong.
+    // An unknown model, or a base URL that serves no models at all: the configuration is wrong.
+    if (error instanceof OpenAI.NotFoundError) {
+      return new ModelNotFoundError(model, endpoint, details, { cause: error });
+    }
+    // 400, 422 and any other 4xx: the request itself is wrong.
     return new ModelBadRequestError(details, { cause: error });
   }
   // The SDK parses a JSON content type itself, so a truncated or garbled body surfaces as a SyntaxError.

@@ -171,7 +171,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'turn-notice': {
           const conversation = await conversationOf(entry.conversationId);
-          const notice = buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice.code) });
+          const notice = buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
             part.index,

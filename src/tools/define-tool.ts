@@ -11,6 +11,11 @@ export interface ToolDefinition<Schema extends z.ZodType> {
     ctx: ToolContext,
   ) => ToolPermission | Promise<ToolPermission>;
   readonly idempotent?: boolean;
+  /**
+   * The permission types `permission` asks under (`shell`, `deploy`, …), which a policy's approvers,
+   * quorum and expiry overrides may name. Without a `permission` function it is the tool's name.
+   */
+  readonly permissionTypes?: readonly string[];
   readonly execute: (args: z.output<Schema>, ctx: ToolContext) => Promise<string> | string;
 }
 
@@ -43,6 +48,7 @@ export function defineTool<Schema extends z.ZodType>(
     description: definition.description,
     jsonSchema,
     idempotent: definition.idempotent ?? false,
+    permissionTypes: definition.permissionTypes ?? (definition.permission ? undefined : [definition.name]),
     parse(input) {
       const result = definition.parameters.safeParse(input);
       if (result.success) return { success: true, data: result.data };

@@ -25,6 +25,7 @@ export function createDelegateTool(tools: () => readonly Tool[]) {
         .optional()
         .describe('A short name for the helper, e.g. "db-checker"; it names its state and logs'),
     }),
+    permissionTypes: [],
     permission: () => ({ type: 'allow', reason: 'the nested agent asks for its own calls' }),
     idempotent: true,
     execute: (args, ctx) =>

@@ -17,6 +17,8 @@ export interface DeployOptions {
   readonly services: Readonly<Record<string, DeployService>>;
   readonly workdir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `HOLDFAST_TOOL_ENV`: more variables from `env` that the deploy command gets. */
+  readonly passEnv?: readonly string[];
 }
 
 /**
@@ -51,6 +53,7 @@ export function createDeployTool(options: DeployOptions) {
         .optional()
         .describe('What to deploy (branch, tag or commit); the service default when absent'),
     }),
+    permissionTypes: ['deploy'],
     permission: (args) => ({
       type: 'ask',
       permissionType: 'deploy',
@@ -67,10 +70,14 @@ export function createDeployTool(options: DeployOptions) {
       const outcome = await runProcess({
         command: service.command,
         cwd: service.cwd ? path.resolve(options.workdir, service.cwd) : options.workdir,
-        env: toolEnvironment(options.env, {
-          HOLDFAST_DEPLOY_SERVICE: args.service,
-          ...(args.ref ? { HOLDFAST_DEPLOY_REF: args.ref } : {}),
-        }),
+        env: toolEnvironment(
+          options.env,
+          {
+            HOLDFAST_DEPLOY_SERVICE: args.service,
+            ...(args.ref ? { HOLDFAST_DEPLOY_REF: args.ref } : {}),
+          },
+          options.passEnv,
+        ),
         timeoutMs,
         outputLimit: 16_000,
         signal: ctx.signal,

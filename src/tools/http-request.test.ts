@@ -128,6 +128,24 @@ describe('http_request', () => {
     );
   });
 
+  it('names the host and the cause when nothing answers at the address it resolved to', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = http.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const host = `grafana.corp.test:${port}`;
+    const tool = createHttpRequestTool({
+      allowHosts: [host],
+      internalHosts: [host],
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    expect(await resultOf(tool, parse(tool, { url: `http://${host}/api/health` }), toolContext())).toBe(
+      `Request to http://${host}/api/health failed: could not reach ${host}: connection refused: nothing is listening there (ECONNREFUSED)`,
+    );
+  });
+
   it('reports a connection failure as a result the model can read', async () => {
     const tool = createHttpRequestTool({ allowHosts: [], internalHosts: ['127.0.0.1:1'] });
     const result = await resultOf(tool, parse(tool, { url: 'http://127.0.0.1:1/' }), toolContext());

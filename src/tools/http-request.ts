@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { ToolContext, ToolPermission } from '../agent/tool.js';
 import { ToolRefusedError } from '../agent/tool-refused-error.js';
+import { describeError } from '../errors.js';
+import { describeNetworkFailure } from '../network-failure.js';
 import { defineTool } from './define-tool.js';
 import {
   describeInternal,
@@ -118,6 +120,7 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
       headers: z.record(z.string(), z.string()).optional(),
       body: z.string().max(100_000).optional(),
     }),
+    permissionTypes: ['http'],
     permission: async (args, ctx): Promise<ToolPermission> => {
       const url = new URL(args.url);
       const ask = (reason: string): ToolPermission => ({
@@ -150,8 +153,15 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
       let headers: Record<string, string> = { ...args.headers };
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = AbortSignal.any([ctx.signal, timeout]);
-      const failed = (error: unknown) =>
-        `Request to ${url.href} failed: ${timeout.aborted ? `timed out after ${timeoutMs} ms` : (error as Error).message}`;
+      // The connection goes to a pinned address, so the socket's own error names an IP: say which host,
+      // and why in words, for the model to relay to the person who asked.
+      const failed = (error: unknown, stage: 'connect' | 'read') => {
+        if (timeout.aborted) return `Request to ${url.href} failed: timed out after ${timeoutMs} ms`;
+        const cause = describeNetworkFailure(error) ?? describeError(error);
+        return stage === 'connect'
+          ? `Request to ${url.href} failed: could not reach ${url.host}: ${cause}`
+          : `Request to ${url.href} failed: the response from ${url.host} broke off: ${cause}`;
+      };
       for (let hop = 0; ; hop++) {
         const where = await target(url, approved);
         if (where.type === 'failed') return `Request to ${url.href} failed: ${where.message}`;
@@ -166,7 +176,7 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
         try {
           response = await sendPinnedRequest({ url, method, headers, body, address: where.address, signal });
         } catch (error) {
-          return failed(error);
+          return failed(error, 'connect');
         }
         const status = response.statusCode ?? 0;
         const location = response.headers.location;
@@ -198,7 +208,7 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
         try {
           if (method !== 'HEAD') text = await readCappedBody(response, maxBytes);
         } catch (error) {
-          return failed(error);
+          return failed(error, 'read');
         } finally {
           response.destroy();
         }

@@ -1,4 +1,5 @@
 import type { Tool } from '../agent/tool.js';
+import type { PolicyVocabulary } from '../approvals/policy-names.js';
 import { createDelegateTool } from './delegate.js';
 import { createDeployTool, type DeployService } from './deploy.js';
 import { createHttpRequestTool } from './http-request.js';
@@ -14,6 +15,8 @@ export interface BuiltinToolOptions {
   readonly workdir: string;
   /** The process environment; each tool passes on only its allow-list. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `HOLDFAST_TOOL_ENV`: variables from `env` passed to commands beyond the allow-list. */
+  readonly passEnv?: readonly string[];
   readonly shellTimeoutMs: number;
   readonly httpAllowHosts: readonly string[];
   /** Exact hosts `http_request` may reach at loopback, private or other internal addresses. */
@@ -24,10 +27,37 @@ export interface BuiltinToolOptions {
   readonly deployServices: Readonly<Record<string, DeployService>>;
 }
 
+/**
+ * Every built-in tool and the permission types it asks under, configured here or not: a policy file may
+ * be shared by deployments that configure different tools, so `deploy` is never a typo.
+ */
+export const BUILTIN_TOOL_VOCABULARY: readonly { tool: string; permissionTypes: readonly string[] }[] = [
+  { tool: 'run_shell', permissionTypes: ['shell'] },
+  { tool: 'http_request', permissionTypes: ['http'] },
+  { tool: 'read_file', permissionTypes: [] },
+  { tool: 'list_files', permissionTypes: [] },
+  { tool: 'sql_query', permissionTypes: ['sql_write'] },
+  { tool: 'deploy', permissionTypes: ['deploy'] },
+  { tool: 'delegate', permissionTypes: [] },
+];
+
+/** The names a policy may use: every built-in tool (configured or not) and every tool loaded. */
+export function policyVocabulary(tools: readonly Tool[]): PolicyVocabulary {
+  return [
+    ...BUILTIN_TOOL_VOCABULARY,
+    ...tools.map((tool) => ({ tool: tool.name, permissionTypes: tool.permissionTypes })),
+  ];
+}
+
 /** The tools every holdfast has; `sql_query` and `deploy` only when they are configured. */
 export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
   const tools: Tool[] = [
-    createRunShellTool({ workdir: options.workdir, env: options.env, timeoutMs: options.shellTimeoutMs }),
+    createRunShellTool({
+      workdir: options.workdir,
+      env: options.env,
+      passEnv: options.passEnv,
+      timeoutMs: options.shellTimeoutMs,
+    }),
     createHttpRequestTool({ allowHosts: options.httpAllowHosts, internalHosts: options.httpInternalHosts }),
     createReadFileTool(options.workdir),
     createListFilesTool(options.workdir),
@@ -43,6 +73,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
         services: options.deployServices,
         workdir: options.workdir,
         env: options.env,
+        passEnv: options.passEnv,
       }) as Tool,
     );
   }

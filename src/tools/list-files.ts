@@ -20,6 +20,7 @@ export function createListFilesTool(workdir: string, options: ListFilesOptions =
     parameters: z.object({
       path: z.string().default('.').describe('Directory relative to the working directory'),
     }),
+    permissionTypes: [],
     permission: () => ({ type: 'allow', reason: 'lists inside the working directory' }),
     idempotent: true,
     async execute(args) {

@@ -25,9 +25,15 @@ export async function loadPlugins(modulePaths: readonly string[]): Promise<Tool[
     try {
       exported = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
     } catch (error) {
-      throw new PluginLoadError(modulePath, error instanceof Error ? error.message : String(error), {
-        cause: error,
-      });
+      // Compiled holdfast runs on plain node, which does not load TypeScript (a tsx start does).
+      const detail =
+        (error as NodeJS.ErrnoException).code === 'ERR_UNKNOWN_FILE_EXTENSION' &&
+        /\.[cm]?ts$/.test(modulePath)
+          ? 'it is TypeScript, which `node dist/main.js` does not load. Compile it to JavaScript and list the .js file in HOLDFAST_PLUGINS, or start with `node --import tsx dist/main.js`'
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      throw new PluginLoadError(modulePath, detail, { cause: error });
     }
     const found = Object.values(exported)
       .flatMap((value) => (Array.isArray(value) ? value : [value]))

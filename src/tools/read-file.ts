@@ -19,6 +19,7 @@ export function createReadFileTool(workdir: string, options: ReadFileOptions = {
     name: 'read_file',
     description: 'Read a text file inside the working directory (up to 64 KB).',
     parameters: z.object({ path: z.string().min(1).describe('Path relative to the working directory') }),
+    permissionTypes: [],
     permission: () => ({ type: 'allow', reason: 'reads inside the working directory' }),
     idempotent: true,
     async execute(args) {

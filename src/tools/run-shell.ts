@@ -7,6 +7,8 @@ import { resolveInWorkdir } from './workdir-path.js';
 export interface RunShellOptions {
   readonly workdir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `HOLDFAST_TOOL_ENV`: more variables from `env` that commands get. */
+  readonly passEnv?: readonly string[];
   readonly timeoutMs: number;
   readonly outputLimit?: number;
 }
@@ -20,6 +22,7 @@ export function createRunShellTool(options: RunShellOptions) {
       command: z.string().min(1).max(4_000).describe('The exact command line to run'),
       cwd: z.string().optional().describe('A directory relative to the working directory'),
     }),
+    permissionTypes: ['shell'],
     permission: (args) => ({
       type: 'ask',
       permissionType: 'shell',
@@ -30,7 +33,7 @@ export function createRunShellTool(options: RunShellOptions) {
       const outcome = await runProcess({
         command: args.command,
         cwd,
-        env: toolEnvironment(options.env),
+        env: toolEnvironment(options.env, {}, options.passEnv),
         timeoutMs: options.timeoutMs,
         outputLimit: options.outputLimit ?? 16_000,
         signal: ctx.signal,

@@ -94,6 +94,7 @@ export function createSqlQueryTool(options: SqlQueryOptions) {
     description:
       "Run one SQL statement against the team's SQLite database. Plain reads (SELECT, WITH … SELECT, EXPLAIN, PRAGMA table_info and similar) run at once; anything else needs approval.",
     parameters: z.object({ sql: sqlText }),
+    permissionTypes: ['sql_write'],
     permission: (args) => judge(args.sql),
     async execute(args) {
       const kind = classifySql(args.sql);

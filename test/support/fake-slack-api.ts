@@ -111,6 +111,11 @@ export interface FakeSlackApiOptions {
   readonly identity?: Partial<FakeIdentity>;
   readonly botToken?: string;
   readonly appToken?: string;
+  /**
+   * The bot token's scopes, sent in the `x-oauth-scopes` header of every answer as Slack does. Unset, the
+   * header is left out (as a proxy might).
+   */
+  readonly scopes?: readonly string[];
 }
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
@@ -182,6 +187,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       return;
     }
     const method = path.slice('/api/'.length);
+    if (options.scopes) response.setHeader('x-oauth-scopes', options.scopes.join(','));
     const params = parseWebApiParams(raw, request.headers['content-type']);
     const authorization = request.headers.authorization;
     const token = authorization?.startsWith('Bearer ')

@@ -58,7 +58,9 @@ export class DeferredWrites {
     const results = taken.map((write) => write.run());
     return (committed) => {
       if (committed) {
-        taken.forEach((write, index) => write.settle(results[index] ?? false));
+        taken.forEach((write, index) => {
+          write.settle(results[index] ?? false);
+        });
         return;
       }
       this.#queue = [...taken, ...this.#queue];

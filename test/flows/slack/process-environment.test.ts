@@ -2,10 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { readBody, sendJson } from '../../../src/local/http-io.js';
+import { startFakeOpenAIEndpoint } from '../../support/fake-openai-endpoint.js';
 import { startFakeSlackApi } from '../../support/fake-slack-api.js';
 import { postSignedToSlackApp } from '../../support/sign-slack-request.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -16,30 +14,6 @@ import { approvalButtons, eventually, readRows } from './slack-harness.js';
 const alice = 'U0ALICE';
 const bob = 'U0BOB';
 const channel = 'C0OPS';
-
-/** An OpenAI-compatible endpoint on 127.0.0.1 that plays back replies and keeps every request body. */
-async function startModelEndpoint(replies: readonly Record<string, unknown>[]) {
-  const requests: unknown[] = [];
-  const server = createServer(async (request, response) => {
-    const body = JSON.parse(await readBody(request)) as unknown;
-    requests.push(body);
-    const message = replies[requests.length - 1] ?? { content: 'out of script' };
-    sendJson(response, 200, {
-      id: `chatcmpl-${requests.length}`,
-      object: 'chat.completion',
-      created: 1_700_000_000,
-      model: 'gpt-test',
-      choices: [
-        { index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: 'stop' },
-      ],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests };
-}
 
 const running: ChildProcess[] = [];
 afterEach(async () => {
@@ -64,22 +38,26 @@ describe('holdfast as a process, asked to print its own environment', () => {
     writeFileSync(dir.file('signing-secret'), `${secrets.SLACK_SIGNING_SECRET}\n`);
     const api = await startFakeSlackApi({ botToken: secrets.SLACK_BOT_TOKEN });
     onTestFinished(() => api.close());
-    const model = await startModelEndpoint([
-      {
-        content: null,
-        tool_calls: [
-          {
-            id: 'call_env',
-            type: 'function',
-            function: {
-              name: 'run_shell',
-              arguments: JSON.stringify({ command: 'cat /proc/$PPID/environ; echo; cat ../signing-secret' }),
+    const model = await startFakeOpenAIEndpoint({
+      replies: [
+        {
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_env',
+              type: 'function',
+              function: {
+                name: 'run_shell',
+                arguments: JSON.stringify({
+                  command: 'cat /proc/$PPID/environ; echo; cat ../signing-secret',
+                }),
+              },
             },
-          },
-        ],
-      },
-      { content: 'Here is what I found.' },
-    ]);
+          ],
+        },
+        { content: 'Here is what I found.' },
+      ],
+    });
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot,
