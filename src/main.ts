@@ -54,6 +54,8 @@ export interface HoldfastOverrides {
   readonly leaseMs?: number;
   /** Outbox timing (tests shorten the retry backoff). */
   readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
+  /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
+  readonly workingAfterMs?: number;
 }
 
 export interface Holdfast {
@@ -260,6 +262,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       enterpriseId: identity.enterprise_id || undefined,
       logger,
       redact,
+      workingAfterMs: overrides.workingAfterMs,
     });
 
     let eventsUrl: string | undefined;

@@ -118,7 +118,8 @@ export class Runtime {
           claimMs,
           logger: options.logger.child({ component: 'outbox' }),
           now: options.now,
-          concurrency: options.delivery.concurrency,
+          // Sends mostly wait on Slack: many in flight at once, one at a time per thread.
+          concurrency: options.delivery.concurrency ?? 64,
           backoffMs: options.delivery.backoffMs,
           maxAttempts: options.delivery.maxAttempts,
           onGiveUp: (entry) => {
@@ -256,6 +257,7 @@ export class Runtime {
     await this.scheduler.idle();
     await this.outbox?.idle();
     await this.scheduler.idle();
+    await this.#observer.idle?.();
   }
 
   /**

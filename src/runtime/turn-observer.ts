@@ -12,6 +12,8 @@ export interface TurnObserver {
   turnSettled(outcome: TurnOutcome): Promise<void>;
   /** Something meant for the thread will never reach it (the requester has been told directly). */
   deliveryFailed(entry: OutboxEntry): Promise<void>;
+  /** Resolves when updates started so far are done (for an orderly stop, and for tests). */
+  idle?(): Promise<void>;
 }
 
 export const silentObserver: TurnObserver = {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { secretEncodings } from './secret-encodings.js';
 import { SECRET_PATTERNS, type SecretPattern } from './secret-patterns.js';
 import { stripInvisible } from './strip-invisible.js';
@@ -56,8 +57,23 @@ interface ExactValues {
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const exact = exactValues(options.secrets ?? [], options.minimumLength ?? DEFAULT_MINIMUM_SECRET_LENGTH);
-  return { redact: (text, redactOptions) => redactWith(text, exact, redactOptions?.compact ?? false) };
+  // Log lines repeat the same short strings (messages, ids) thousands of times: each is scanned once.
+  const short = new LRUCache<string, string>({ max: 4_096 });
+  return {
+    redact: (text, redactOptions) => {
+      const compact = redactOptions?.compact ?? false;
+      if (compact || text.length > shortText) return redactWith(text, exact, compact);
+      let redacted = short.get(text);
+      if (redacted === undefined) {
+        redacted = redactWith(text, exact, false);
+        short.set(text, redacted);
+      }
+      return redacted;
+    },
+  };
 }
+
+const shortText = 160;
 
 /** Only the credential shapes, for text built where the configured values are not at hand. */
 export function redactKnownPatterns(text: string, options?: RedactOptions): string {

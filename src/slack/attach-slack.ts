@@ -25,6 +25,8 @@ export interface AttachSlackOptions {
   readonly logger: Logger;
   /** The redactor built from the configured secrets; answers go through it before formatting. */
   readonly redact: Redact;
+  /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
+  readonly workingAfterMs?: number;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -50,5 +52,7 @@ export function attachSlack(options: AttachSlackOptions): void {
     // deferEventAcks); everything else was handled as well as it could be.
     if (isStoreFault(error.original ?? error)) throw error;
   });
-  runtime.observe(createSlackTurnObserver({ slack, store: runtime.store, logger }));
+  runtime.observe(
+    createSlackTurnObserver({ slack, store: runtime.store, logger, workingAfterMs: options.workingAfterMs }),
+  );
 }

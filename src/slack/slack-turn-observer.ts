@@ -1,5 +1,7 @@
+import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { TurnOutcome } from '../agent/turn-runner.js';
+import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import type { Conversation, Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
@@ -17,7 +19,14 @@ export interface SlackTurnObserverDeps {
   readonly slack: SlackPort;
   readonly store: Store;
   readonly logger: Logger;
+  /**
+   * A turn shows it is working only once it has run this long: most answer within a second or two, and
+   * for them an hourglass that appears and vanishes is noise (and two Slack calls each).
+   */
+  readonly workingAfterMs?: number;
 }
+
+export const defaultWorkingAfterMs = 1_500;
 
 /**
  * The thread's status while a turn runs: reactions and the assistant status line. Cards, answers and
@@ -25,6 +34,22 @@ export interface SlackTurnObserverDeps {
  */
 export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserver {
   const { slack, store, logger } = deps;
+  // Status never holds up a turn: each update is queued in its thread's lane (so they land in order)
+  // and sent beside the turns, never inside their slots.
+  const lanes = new Map<string, Promise<void>>();
+  const slots = new PQueue({ concurrency: 64 });
+  const later = (conversationId: string, work: () => Promise<void>): Promise<void> => {
+    const lane = (lanes.get(conversationId) ?? Promise.resolve())
+      .then(() => slots.add(work))
+      .catch((error: unknown) =>
+        logger.debug({ err: error, conversationId }, 'could not update the thread status'),
+      );
+    lanes.set(conversationId, lane);
+    void lane.finally(() => {
+      if (lanes.get(conversationId) === lane) lanes.delete(conversationId);
+    });
+    return Promise.resolve();
+  };
 
   const conversationOf = async (conversationId: string): Promise<Conversation> => {
     const conversation = await store.conversations.get(conversationId);
@@ -59,47 +84,89 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     });
   };
 
+  /** Turns running here, and whether their working status is showing yet. */
+  const running = new Map<string, { timer: NodeJS.Timeout | undefined; shown: boolean }>();
+  const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
+
   return {
-    async turnStarting(turn) {
-      const conversation = await conversationOf(turn.conversationId);
-      const remove = turn.status === 'awaiting_approval' ? [statusReactions.awaiting] : [];
-      await react(conversation, turn, statusReactions.working, remove);
-      await assistantStatus(conversation, 'is working on it…');
+    turnStarting: (turn) => {
+      clearTimeout(running.get(turn.id)?.timer);
+      const state: { timer: NodeJS.Timeout | undefined; shown: boolean } = { timer: undefined, shown: false };
+      running.set(turn.id, state);
+      const showWorking = () => {
+        state.timer = undefined;
+        state.shown = true;
+        void later(turn.conversationId, async () => {
+          await react(await conversationOf(turn.conversationId), turn, statusReactions.working, []);
+        });
+      };
+      // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
+      void later(turn.conversationId, async () => {
+        await assistantStatus(await conversationOf(turn.conversationId), 'is working on it…');
+      });
+      if (workingAfterMs <= 0) showWorking();
+      else state.timer = setTimeout(showWorking, workingAfterMs);
+      state.timer?.unref();
+      // A decision resumed it: the hand goes at once, whatever happens next.
+      if (turn.status !== 'awaiting_approval') return Promise.resolve();
+      return later(turn.conversationId, async () => {
+        await react(await conversationOf(turn.conversationId), turn, undefined, [statusReactions.awaiting]);
+      });
     },
 
-    async turnSettled(outcome: TurnOutcome) {
-      switch (outcome.type) {
-        case 'completed': {
-          const conversation = await conversationOf(outcome.turn.conversationId);
-          await react(conversation, outcome.turn, statusReactions.done, [statusReactions.working]);
-          await assistantStatus(conversation, '');
-          return;
-        }
-        case 'awaiting-approval': {
-          const conversation = await conversationOf(outcome.turn.conversationId);
-          await react(conversation, outcome.turn, statusReactions.awaiting, [statusReactions.working]);
-          await assistantStatus(conversation, 'is waiting for an approval…');
-          return;
-        }
-        case 'failed': {
-          const conversation = await conversationOf(outcome.turn.conversationId);
-          await react(conversation, outcome.turn, statusReactions.failed, [statusReactions.working]);
-          await assistantStatus(conversation, '');
-          return;
-        }
-        case 'not-claimed':
-        case 'interrupted':
-          return;
-      }
+    turnSettled: (outcome: TurnOutcome) => {
+      if (outcome.type === 'not-claimed') return Promise.resolve();
+      const state = running.get(outcome.turn.id);
+      running.delete(outcome.turn.id);
+      clearTimeout(state?.timer);
+      return later(outcome.turn.conversationId, () => settled(outcome, state?.shown ?? false));
     },
 
-    async deliveryFailed(entry) {
-      // The answer never reached the thread: the request message must not say it is done.
-      if (entry.message.type !== 'answer' || entry.turnId === null) return;
-      const turn = await store.turns.get(entry.turnId);
-      if (!turn) return;
-      const conversation = await conversationOf(turn.conversationId);
-      await react(conversation, turn, statusReactions.failed, [statusReactions.done]);
+    deliveryFailed: (entry) => later(entry.conversationId, () => deliveryFailed(entry)),
+
+    async idle() {
+      while (lanes.size > 0) await Promise.all([...lanes.values()]);
     },
   };
+
+  async function settled(outcome: TurnOutcome, workingShown: boolean): Promise<void> {
+    const working = workingShown ? [statusReactions.working] : [];
+    switch (outcome.type) {
+      case 'completed': {
+        const conversation = await conversationOf(outcome.turn.conversationId);
+        await react(conversation, outcome.turn, statusReactions.done, working);
+        await assistantStatus(conversation, '');
+        return;
+      }
+      case 'awaiting-approval': {
+        const conversation = await conversationOf(outcome.turn.conversationId);
+        await react(conversation, outcome.turn, statusReactions.awaiting, working);
+        await assistantStatus(conversation, 'is waiting for an approval…');
+        return;
+      }
+      case 'failed': {
+        const conversation = await conversationOf(outcome.turn.conversationId);
+        await react(conversation, outcome.turn, statusReactions.failed, working);
+        await assistantStatus(conversation, '');
+        return;
+      }
+      case 'not-claimed':
+        return;
+      case 'interrupted': {
+        // Another process (or the next start) carries the turn on; this one's hourglass must not linger.
+        if (workingShown)
+          await react(await conversationOf(outcome.turn.conversationId), outcome.turn, undefined, working);
+        return;
+      }
+    }
+  }
+
+  async function deliveryFailed(entry: OutboxEntry): Promise<void> {
+    // The answer never reached the thread: the request message must not say it is done.
+    if (entry.message.type !== 'answer' || entry.turnId === null) return;
+    const turn = await store.turns.get(entry.turnId);
+    if (!turn) return;
+    const conversation = await conversationOf(turn.conversationId);
+    await react(conversation, turn, statusReactions.failed, [statusReactions.done]);
+  }
 }

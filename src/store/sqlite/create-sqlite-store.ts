@@ -3,7 +3,7 @@ import type { Store } from '../store.js';
 import { attachDeferredWrites, DeferredWrites } from './deferred-writes.js';
 import { createSqliteApprovals } from './sqlite-approvals.js';
 import { createSqliteAudit } from './sqlite-audit.js';
-import { writeTransaction } from './sqlite-context.js';
+import { flushWrites, writeTransactionNow } from './sqlite-context.js';
 import { createSqliteGrants } from './sqlite-grants.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
@@ -20,7 +20,7 @@ export interface SqliteStoreOptions {
 /** The Store over an opened (and migrated) better-sqlite3 database; see `openDatabase`. */
 export function createSqliteStore(db: Database.Database, options: SqliteStoreOptions = {}): Store {
   const context = { db, now: options.now ?? Date.now };
-  const flush = writeTransaction(db, () => undefined);
+  const flush = writeTransactionNow(db, () => undefined);
   const deferred = new DeferredWrites(options.deferredFlushMs ?? 25, () => {
     try {
       if (db.open) flush();
@@ -40,6 +40,7 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     outbox: createSqliteOutbox(context),
     close() {
       // What is still waiting commits now rather than being left to a sweep's reconciliation.
+      if (db.open) flushWrites(db);
       if (db.open && deferred.size > 0) {
         try {
           flush();

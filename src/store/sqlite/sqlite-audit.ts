@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuditEvent, AuditKind } from '../records.js';
-import type { AuditStore } from '../store.js';
-import { parseJsonColumn, type SqliteContext, translateBusy } from './sqlite-context.js';
+import type { AuditStore, NewAuditEvent } from '../store.js';
+import { parseJsonColumn, type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 interface AuditRow {
   id: number;
@@ -29,19 +29,18 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
        AND (@conversationId IS NULL OR conversation_id = @conversationId)
      ORDER BY id LIMIT @limit`,
   );
+  const record = writeTransaction(db, (event: NewAuditEvent) => {
+    insert.run({
+      at: now(),
+      actor: event.actor,
+      kind: event.kind,
+      approvalId: event.approvalId ?? null,
+      conversationId: event.conversationId ?? null,
+      data: JSON.stringify(event.data ?? {}),
+    });
+  });
   return {
-    async record(event) {
-      translateBusy(() =>
-        insert.run({
-          at: now(),
-          actor: event.actor,
-          kind: event.kind,
-          approvalId: event.approvalId ?? null,
-          conversationId: event.conversationId ?? null,
-          data: JSON.stringify(event.data ?? {}),
-        }),
-      );
-    },
+    record: async (event) => record(event),
     async list(filter = {}) {
       const rows = select.all({
         approvalId: filter.approvalId ?? null,

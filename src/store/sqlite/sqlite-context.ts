@@ -9,6 +9,7 @@ import {
   StoreUnavailableError,
 } from '../store-errors.js';
 import { deferredWritesOf } from './deferred-writes.js';
+import { batcherOf } from './write-batcher.js';
 
 export interface SqliteContext {
   readonly db: Database.Database;
@@ -16,34 +17,53 @@ export interface SqliteContext {
 }
 
 /**
- * Runs `work` as one `BEGIN IMMEDIATE` transaction: read-then-write sequences take the write lock up
- * front, so two processes cannot both read "pending" and both write "decided".
+ * Runs `work` in a `BEGIN IMMEDIATE` transaction: read-then-write sequences take the write lock up front,
+ * so two processes cannot both read "pending" and both write "decided". Writes queued in the same turn
+ * of the event loop share one commit (see WriteBatcher), each in its own savepoint: one that throws
+ * changes nothing, and the others commit.
  */
 export function writeTransaction<Args extends unknown[], Result>(
   db: Database.Database,
   work: (...args: Args) => Result,
+): (...args: Args) => Promise<Result> {
+  const savepoint = db.transaction(work);
+  return (...args) => batcherOf(db, translateBusy).add(() => savepoint(...args));
+}
+
+/**
+ * The same, committed at once and synchronously: for the few writes that cannot wait for the event loop
+ * (closing the store).
+ */
+export function writeTransactionNow<Args extends unknown[], Result>(
+  db: Database.Database,
+  work: (...args: Args) => Result,
 ): (...args: Args) => Result {
-  let settleDeferred: ((committed: boolean) => void) | undefined;
+  const deferred: { settle?: (committed: boolean) => void } = {};
   const transaction = db.transaction((...args: Args) => {
-    // Deferred writes (see DeferredWrites) ride along in this commit, ahead of its own work.
-    if (settleDeferred) settleDeferred = deferredWritesOf(db)?.runInside() ?? (() => {});
+    deferred.settle = deferredWritesOf(db)?.runInside();
     return work(...args);
   });
+  const settle = (committed: boolean) => {
+    const settleDeferred = deferred.settle;
+    deferred.settle = undefined;
+    settleDeferred?.(committed);
+  };
   return (...args) => {
-    // Only an outermost transaction commits: a nested one is a savepoint that may still roll back.
-    const outermost = !db.inTransaction;
-    settleDeferred = outermost ? () => {} : undefined;
+    deferred.settle = undefined;
     try {
       const result = translateBusy(() => transaction.immediate(...args));
-      if (outermost) settleDeferred?.(true);
+      settle(true);
       return result;
     } catch (error) {
-      if (outermost) settleDeferred?.(false);
+      settle(false);
       throw error;
-    } finally {
-      settleDeferred = undefined;
     }
   };
+}
+
+/** Commits whatever writes are queued for the next group commit, now. */
+export function flushWrites(db: Database.Database): void {
+  batcherOf(db, translateBusy).flush();
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '../../outbox/outbox-message.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { deferredWritesOf } from './deferred-writes.js';
-import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import { parseJsonColumn, type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 export interface OutboxRow {
   id: number;
@@ -177,6 +177,29 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     return deliveries.map((delivery) => completeOne(delivery.id, delivery.claim, delivery.progress, at));
   });
 
+  const recordProgress = writeTransaction(
+    db,
+    (id: number, token: ClaimToken, sent: DeliveryProgress, extendByMs: number) =>
+      progress.run({
+        id,
+        progress: JSON.stringify(sent),
+        owner: token.owner,
+        token: token.token,
+        expires: now() + extendByMs,
+      }).changes === 1,
+  );
+  const retryLater = writeTransaction(
+    db,
+    (id: number, token: ClaimToken, next: { nextAttemptAt: number; error: string; inDoubt?: boolean }) =>
+      retry.run({
+        id,
+        owner: token.owner,
+        token: token.token,
+        next: next.nextAttemptAt,
+        error: next.error,
+        inDoubt: next.inDoubt ? 1 : 0,
+      }).changes === 1,
+  );
   const giveUp = writeTransaction(
     db,
     (
@@ -227,37 +250,14 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
       return held.all(now(), limit).map(toOutboxEntry);
     },
     claim: async (id, lease, options) => claim(id, lease, options?.takeOverFrom ?? null),
-    async recordProgress(id, token, sent, extendByMs) {
-      const changed = translateBusy(() =>
-        progress.run({
-          id,
-          progress: JSON.stringify(sent),
-          owner: token.owner,
-          token: token.token,
-          expires: now() + extendByMs,
-        }),
-      );
-      return changed.changes === 1;
-    },
+    recordProgress: async (id, token, sent, extendByMs) => recordProgress(id, token, sent, extendByMs),
     complete: async (deliveries) => complete(deliveries),
     completeSoon(delivery) {
       const deferred = deferredWritesOf(db);
-      if (!deferred) return Promise.resolve(complete([delivery])[0] ?? false);
+      if (!deferred) return complete([delivery]).then(([done]) => done ?? false);
       return deferred.add(() => completeOne(delivery.id, delivery.claim, delivery.progress, now()));
     },
-    async retryLater(id, token, next) {
-      const changed = translateBusy(() =>
-        retry.run({
-          id,
-          owner: token.owner,
-          token: token.token,
-          next: next.nextAttemptAt,
-          error: next.error,
-          inDoubt: next.inDoubt ? 1 : 0,
-        }),
-      );
-      return changed.changes === 1;
-    },
+    retryLater: async (id, token, next) => retryLater(id, token, next),
     giveUp: async (id, token, failure, deliverAs) => giveUp(id, token, failure, deliverAs),
   };
 }

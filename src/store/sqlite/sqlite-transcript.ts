@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { ChatMessage, ToolCall } from '../../agent/chat-model.js';
 import type { StoredMessage } from '../records.js';
@@ -77,12 +78,61 @@ export function prepareMessageAppend({ db }: SqliteContext) {
 
 const recentPageSize = 100;
 
+interface TailRow {
+  readonly seq: number;
+  readonly role: ChatMessage['role'];
+  readonly chars: number;
+  readonly message: ChatMessage;
+}
+
+function rowChars(row: MessageRow): number {
+  return (row.content?.length ?? 0) + (row.tool_calls_json?.length ?? 0);
+}
+
+function toTailRow(row: MessageRow): TailRow {
+  return { seq: row.seq, role: row.role, chars: rowChars(row), message: toMessage(row) };
+}
+
+/**
+ * The newest rows holding at least `maxChars`, starting at a user message (an exchange's start) so no
+ * call is cut from its result; all of them when there is not that much.
+ */
+function trimTail(rows: readonly TailRow[], maxChars: number): TailRow[] {
+  let chars = 0;
+  for (let index = rows.length - 1; index >= 0; index -= 1) {
+    const row = rows[index] as TailRow;
+    chars += row.chars;
+    if (chars >= maxChars && row.role === 'user') return rows.slice(index);
+  }
+  return [...rows];
+}
+
+function fitTail(rows: readonly TailRow[], maxChars: number): ChatMessage[] {
+  return trimTail(rows, maxChars).map((row) => row.message);
+}
+
 export function createSqliteTranscript(context: SqliteContext): TranscriptStore {
   const { db, now } = context;
   const checkFence = prepareFenceCheck(context);
   const select = db.prepare<[string], MessageRow>(
     'SELECT * FROM messages WHERE transcript_id = ? ORDER BY seq',
   );
+  const newerRows = db.prepare<[string, number], MessageRow>(
+    'SELECT * FROM messages WHERE transcript_id = ? AND seq > ? ORDER BY seq',
+  );
+  const tails = new LRUCache<
+    string,
+    { rows: TailRow[]; maxChars: number; fromStart: boolean; lastSeq: number }
+  >({ max: 256 });
+  const remember = (
+    transcriptId: string,
+    rows: TailRow[],
+    maxChars: number,
+    fromStart: boolean,
+    lastSeq: number,
+  ) => {
+    tails.set(transcriptId, { rows, maxChars, fromStart, lastSeq });
+  };
   // Newest first, a page at a time (messages_by_transcript): the read stops once it has enough.
   const newestPage = db.prepare<[string, number, number], MessageRow>(
     'SELECT * FROM messages WHERE transcript_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
@@ -168,20 +218,46 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
       return { modelCalls: count('assistant'), toolCalls: count('tool') };
     },
     async recent(transcriptId, { maxChars }) {
-      const newestFirst: MessageRow[] = [];
+      // A transcript is append-only and a turn reads it once: what was read last time stays valid, and
+      // only rows appended since (by any process) are read again.
+      const cached = tails.get(transcriptId);
+      if (cached && (cached.fromStart || cached.maxChars >= maxChars)) {
+        const newer = newerRows.all(transcriptId, cached.lastSeq).map(toTailRow);
+        const rows = trimTail([...cached.rows, ...newer], Math.max(maxChars, cached.maxChars));
+        const fromStart = cached.fromStart && rows.length === cached.rows.length + newer.length;
+        remember(
+          transcriptId,
+          rows,
+          Math.max(maxChars, cached.maxChars),
+          fromStart,
+          newer.at(-1)?.seq ?? cached.lastSeq,
+        );
+        return fitTail(rows, maxChars);
+      }
+      const newestFirst: TailRow[] = [];
       let chars = 0;
       let before = Number.MAX_SAFE_INTEGER;
+      let fromStart = false;
       for (;;) {
         const page = newestPage.all(transcriptId, before, recentPageSize);
-        for (const row of page) {
-          newestFirst.push(row);
-          chars += (row.content?.length ?? 0) + (row.tool_calls_json?.length ?? 0);
-          // Enough once the budget is met at an exchange's start: a user message.
-          if (chars >= maxChars && row.role === 'user') return newestFirst.reverse().map(toMessage);
+        for (const row of page) newestFirst.push(toTailRow(row));
+        chars += page.reduce((sum, row) => sum + rowChars(row), 0);
+        if (page.length < recentPageSize) {
+          fromStart = true;
+          break;
         }
-        if (page.length < recentPageSize) return newestFirst.reverse().map(toMessage);
+        if (chars >= maxChars && newestFirst.some((row) => row.role === 'user')) break;
         before = (page.at(-1) as MessageRow).seq;
       }
+      const rows = trimTail(newestFirst.reverse(), maxChars);
+      remember(
+        transcriptId,
+        rows,
+        maxChars,
+        fromStart && rows.length === newestFirst.length,
+        rows.at(-1)?.seq ?? 0,
+      );
+      return fitTail(rows, maxChars);
     },
     async finalAnswer(turnId) {
       return lastAnswer.get(turnId)?.content ?? undefined;

@@ -22,7 +22,6 @@ import {
   parseJsonColumn,
   prepareFenceCheck,
   type SqliteContext,
-  translateBusy,
   writeTransaction,
 } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
@@ -91,14 +90,15 @@ function toConversation(row: ConversationRow): Conversation {
 export function createSqliteConversations({ db }: SqliteContext): ConversationStore {
   const select = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE id = ?');
   const updateKv = db.prepare<[string, string]>('UPDATE conversations SET kv_json = ? WHERE id = ?');
+  const saveKv = writeTransaction(db, (id: string, kv: KvSnapshot) => {
+    updateKv.run(JSON.stringify(kv), id);
+  });
   return {
     async get(id) {
       const row = select.get(id);
       return row ? toConversation(row) : undefined;
     },
-    async saveKv(id, kv) {
-      translateBusy(() => updateKv.run(JSON.stringify(kv), id));
-    },
+    saveKv: async (id, kv) => saveKv(id, kv),
   };
 }
 
@@ -155,7 +155,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     `SELECT * FROM turns WHERE conversation_id = ? AND status = 'queued' ORDER BY seq LIMIT 1`,
   );
   const activeCount = db.prepare<[string], { n: number }>(
-    `SELECT count(*) AS n FROM turns WHERE conversation_id = ? AND status IN ('running', 'awaiting_approval')`,
+    `SELECT EXISTS (SELECT 1 FROM turns WHERE conversation_id = ? AND status IN ('running', 'awaiting_approval'))
+       AS n`,
   );
   // All three use turns_open: their cost follows the open turns, not the history.
   const runnableQueued = db.prepare<[], TurnRow>(
@@ -176,11 +177,12 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
 
-  const unfinishedInThread = db.prepare<[string], { n: number }>(
-    `SELECT count(*) AS n FROM turns WHERE conversation_id = ? AND status IN ${active}`,
+  // Counted up to the limit only: a backlog of thousands costs no more than the limit to check.
+  const unfinishedInThread = db.prepare<[string, number], { n: number }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE conversation_id = ? AND status IN ${active} LIMIT ?)`,
   );
-  const unfinishedByUser = db.prepare<[string], { n: number }>(
-    `SELECT count(*) AS n FROM turns WHERE requested_by = ? AND status IN ${active}`,
+  const unfinishedByUser = db.prepare<[string, number], { n: number }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE requested_by = ? AND status IN ${active} LIMIT ?)`,
   );
 
   const claimInside = prepareTurnClaim(context);
@@ -197,8 +199,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       if (limits) {
         const admission = admitTurn(
           {
-            inThread: unfinishedInThread.get(id)?.n ?? 0,
-            byUser: unfinishedByUser.get(turn.requestedBy)?.n ?? 0,
+            inThread: unfinishedInThread.get(id, limits.perThread)?.n ?? 0,
+            byUser: unfinishedByUser.get(turn.requestedBy, limits.perUser)?.n ?? 0,
           },
           limits,
         );
@@ -225,6 +227,15 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
 
   const claim = writeTransaction(db, claimInside);
+  const renewLease = writeTransaction(
+    db,
+    (fence: Fence, durationMs: number) =>
+      renew.run({ id: fence.turnId, owner: fence.owner, token: fence.token, expires: now() + durationMs })
+        .changes === 1,
+  );
+  const release = writeTransaction(db, (fence: Fence) => {
+    releaseLease.run({ id: fence.turnId, owner: fence.owner, token: fence.token, now: now() });
+  });
 
   const complete = writeTransaction(
     db,
@@ -297,20 +308,11 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       return row ? toTurn(row) : undefined;
     },
     claim: async (turnId, lease, options) => claim(turnId, lease, options),
-    async renewLease(fence, durationMs) {
-      const changed = translateBusy(() =>
-        renew.run({ id: fence.turnId, owner: fence.owner, token: fence.token, expires: now() + durationMs }),
-      );
-      return changed.changes === 1;
-    },
+    renewLease: async (fence, durationMs) => renewLease(fence, durationMs),
     complete: async (fence, result, effects) => complete(fence, result, effects),
     suspend: async (fence, kv, effects, batch) => suspend(fence, kv, effects, batch),
     fail: async (target, error, effects) => fail(target, error, effects),
-    async release(fence) {
-      translateBusy(() =>
-        releaseLease.run({ id: fence.turnId, owner: fence.owner, token: fence.token, now: now() }),
-      );
-    },
+    release: async (fence) => release(fence),
     async nextRunnable(conversationId) {
       if ((activeCount.get(conversationId)?.n ?? 0) > 0) return undefined;
       const row = oldestQueued.get(conversationId);
@@ -356,8 +358,8 @@ export function prepareReadyMark({ db }: SqliteContext): (turnId: string, at: nu
 export function prepareTurnClaim({ db, now }: SqliteContext) {
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const earlierActive = db.prepare<[string, number, string], { n: number }>(
-    `SELECT count(*) AS n FROM turns
-     WHERE conversation_id = ? AND status IN ${active} AND (seq < ? OR status <> 'queued') AND id <> ?`,
+    `SELECT EXISTS (SELECT 1 FROM turns
+     WHERE conversation_id = ? AND status IN ${active} AND (seq < ? OR status <> 'queued') AND id <> ?) AS n`,
   );
   const pendingApprovals = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ModelReply } from '../../../src/agent/chat-model.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { postSignedToSlackApp, slackSignature } from '../../support/sign-slack-request.js';
 import { channel, eventually, people, readRows, startSlackHarness, userTs } from './slack-harness.js';
@@ -75,8 +76,34 @@ describe('Slack event intake', () => {
       role: 'user',
       content: '@alice: how full is the disk?',
     });
+    // A quick answer gets no hourglass that would appear and vanish: just the tick.
     const reactions = slack.api.succeeded('reactions.add').map((call) => call.params.name);
-    expect(reactions).toEqual(['hourglass_flowing_sand', 'white_check_mark']);
+    expect(reactions).toEqual(['white_check_mark']);
+  });
+
+  it('shows a turn that takes a while as working, then done', async () => {
+    let answer: (value: ModelReply) => void = () => {};
+    const model = new ScriptedChatModel([
+      () =>
+        new Promise<ModelReply>((resolve) => {
+          answer = resolve;
+        }),
+    ]);
+    const slack = await startSlackHarness({ model, workingAfterMs: 50 });
+
+    const threadTs = await slack.mention('how full is the disk?');
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'hourglass_flowing_sand');
+    answer(reply.text('The disk is 41% full.'));
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === threadTs);
+    await slack.settle();
+
+    expect(slack.api.succeeded('reactions.add').map((call) => call.params.name)).toEqual([
+      'hourglass_flowing_sand',
+      'white_check_mark',
+    ]);
+    expect(slack.api.succeeded('reactions.remove').map((call) => call.params.name)).toEqual([
+      'hourglass_flowing_sand',
+    ]);
   });
 
   it('answers a person who already has too many requests waiting privately, once, and queues nothing', async () => {

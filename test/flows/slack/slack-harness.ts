@@ -51,6 +51,7 @@ export interface HarnessOptions {
   readonly identity?: Partial<FakeIdentity>;
   /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
   readonly delivery?: HoldfastOverrides['delivery'];
+  readonly workingAfterMs?: number;
   /** Runs once the fake API is up and before holdfast starts (e.g. to stand up a Socket Mode server). */
   readonly beforeStart?: (api: FakeSlackApi) => Promise<Record<string, string> | undefined>;
 }
@@ -157,7 +158,14 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   const config = loadConfig(env, dir.path);
 
   const start = (model: ChatModel, tools: readonly Tool[] | undefined, logger: Logger) =>
-    startHoldfast(config, { model, tools, logger, now: options.now, delivery: options.delivery });
+    startHoldfast(config, {
+      model,
+      tools,
+      logger,
+      now: options.now,
+      delivery: options.delivery,
+      workingAfterMs: options.workingAfterMs,
+    });
 
   let holdfast = await start(options.model, options.tools, log.logger);
   let stopped = false;
