@@ -1,0 +1,86 @@
+import type { Server } from 'node:http';
+import { App, type Logger as BoltLogger, SocketModeReceiver } from '@slack/bolt';
+import type { Logger } from 'pino';
+import type { SlackMode } from '../config.js';
+import { listenFailure } from '../startup/check-port.js';
+import { describeAppTokenFailure } from '../startup/check-slack.js';
+import { StartupCheckError } from '../startup/startup-check.js';
+import { deferEventAcks } from './defer-event-acks.js';
+import { guardSocketMode } from './receiver/guard-socket-mode.js';
+import { GuardedHttpReceiver } from './receiver/guarded-http-receiver.js';
+
+export type ConnectedSlackMode = Exclude<SlackMode, { type: 'local' }>;
+
+export interface BoltAppOptions {
+  readonly mode: ConnectedSlackMode;
+  readonly logger: Logger;
+  readonly boltLogger: BoltLogger;
+  readonly now: () => number;
+}
+
+/**
+ * The Bolt app for either transport. Both receivers are guarded (malformed payloads answered, never
+ * thrown) and acknowledge an event only once it is saved, so Slack redelivers what a full disk lost.
+ */
+export function createBoltApp({ mode, logger, boltLogger, now }: BoltAppOptions): App {
+  const clientOptions = mode.apiUrl ? { slackApiUrl: mode.apiUrl } : undefined;
+  const receiverLogger = logger.child({ component: 'slack-receiver' });
+  if (mode.type === 'socket')
+    return new App({
+      token: mode.botToken,
+      socketMode: true,
+      logger: boltLogger,
+      clientOptions,
+      receiver: deferEventAcks(
+        guardSocketMode(
+          new SocketModeReceiver({
+            appToken: mode.appToken,
+            logger: boltLogger,
+            // A copy: the Socket Mode client writes its own retry settings into the options it gets.
+            installerOptions: { clientOptions: { ...clientOptions } },
+          }),
+          { logger: receiverLogger },
+        ),
+      ),
+    });
+  return new App({
+    token: mode.botToken,
+    logger: boltLogger,
+    clientOptions,
+    receiver: deferEventAcks(
+      new GuardedHttpReceiver({
+        signingSecret: mode.signingSecret,
+        now,
+        logger: receiverLogger,
+        boltLogger,
+        customRoutes: [
+          {
+            path: '/health',
+            method: ['GET'],
+            handler: (_request, response) => {
+              response.writeHead(200, { 'content-type': 'application/json' });
+              response.end(JSON.stringify({ ok: true }));
+            },
+          },
+        ],
+      }),
+    ),
+  });
+}
+
+/** Connects (Socket Mode) or listens (HTTP); returns the events URL in HTTP mode. */
+export async function startBoltApp(app: App, mode: ConnectedSlackMode): Promise<string | undefined> {
+  if (mode.type === 'socket') {
+    await app.start().catch((error: unknown) => {
+      const outcome = describeAppTokenFailure(error, mode.apiUrl);
+      throw outcome ? new StartupCheckError([{ name: 'slack-app-token', outcome }]) : error;
+    });
+    return undefined;
+  }
+  const server = (await app.start(mode.port).catch((error: unknown) => {
+    throw listenFailure(error, { port: mode.port, purpose: 'Slack events' });
+  })) as Server;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : mode.port;
+  return `http://127.0.0.1:${port}/slack/events`;
+}
