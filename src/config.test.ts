@@ -165,6 +165,15 @@ describe('loadConfig', () => {
     expect(config.allowSelfApproval).toBe(true);
   });
 
+  it('caps the tokens a model call may carry, and refuses a cap no model call could work under', () => {
+    expect(loadConfig({}, cwd).contextTokensCap).toBeUndefined();
+    expect(loadConfig({ HOLDFAST_CONTEXT_TOKENS: '64000' }, cwd).contextTokensCap).toBe(64_000);
+    expect(refusal({ HOLDFAST_CONTEXT_TOKENS: '64k' }).message).toContain(
+      'HOLDFAST_CONTEXT_TOKENS: expected a whole number of tokens',
+    );
+    expect(refusal({ HOLDFAST_CONTEXT_TOKENS: '100' }).message).toContain('HOLDFAST_CONTEXT_TOKENS');
+  });
+
   it('reads deploy services as JSON and refuses anything else clearly', () => {
     const config = loadConfig(
       { HOLDFAST_DEPLOY_SERVICES: '{"api": {"command": "./deploy.sh api", "timeoutMs": 600000}}' },

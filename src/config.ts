@@ -57,6 +57,8 @@ export interface Config {
   readonly plugins: readonly string[];
   readonly instructions?: string;
   readonly maxConcurrentTurns: number;
+  /** `HOLDFAST_CONTEXT_TOKENS`: the most tokens one model call may carry; below the model's window. */
+  readonly contextTokensCap?: number;
   /** What one turn may spend (model calls, tool calls) across itself and its nested agents. */
   readonly turnBudget: { readonly modelCalls: number; readonly toolCalls: number };
   /** Unfinished turns one thread and one person may have before new messages are refused. */
@@ -171,6 +173,14 @@ const envSchema = z.object({
   HOLDFAST_TOOL_ENV: list(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names'), 'variable names'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
+  HOLDFAST_CONTEXT_TOKENS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, 'a whole number of tokens')
+      .transform(Number)
+      .pipe(z.number().int().min(4_000).max(2_000_000))
+      .optional(),
+  ),
   HOLDFAST_MAX_MODEL_CALLS: integer(40, 1, 1_000),
   HOLDFAST_MAX_TOOL_CALLS: integer(100, 1, 10_000),
   HOLDFAST_MAX_TURNS_PER_THREAD: integer(5, 1, 1_000),
@@ -236,6 +246,7 @@ export function loadConfig(
     plugins: e.HOLDFAST_PLUGINS.map((plugin) => path.resolve(cwd, plugin)),
     instructions: e.HOLDFAST_INSTRUCTIONS,
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
+    contextTokensCap: e.HOLDFAST_CONTEXT_TOKENS,
     turnBudget: { modelCalls: e.HOLDFAST_MAX_MODEL_CALLS, toolCalls: e.HOLDFAST_MAX_TOOL_CALLS },
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },
     sweepIntervalMs: e.HOLDFAST_SWEEP_INTERVAL,

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { ChatModel } from './agent/chat-model.js';
+import { contextBudgetFor } from './agent/model-context.js';
 import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
 import { emptyPolicy } from './approvals/policy.js';
@@ -189,6 +190,10 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       botName: identity.user ?? 'holdfast',
       instructions: config.instructions,
       maxConcurrentTurns: config.maxConcurrentTurns,
+      // Sized for the configured model, so a long thread is trimmed before the API would refuse it.
+      contextTokens: contextBudgetFor(config.model.type === 'openai' ? config.model.model : 'demo', {
+        cap: config.contextTokensCap,
+      }),
       approvalExpiryMs: config.approvalTtlMs,
       budget: config.turnBudget,
       admission: config.admission,

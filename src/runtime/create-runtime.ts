@@ -44,6 +44,8 @@ export interface RuntimeOptions {
   readonly agentCacheSize?: number;
   readonly leaseMs?: number;
   readonly maxSteps?: number;
+  /** Tokens one model call may carry; older messages are left out past it (see `contextBudgetFor`). */
+  readonly contextTokens?: number;
   readonly approvalExpiryMs?: number;
   /** What one turn may spend across itself and its nested agents. */
   readonly budget?: BudgetLimits;
@@ -141,6 +143,7 @@ export class Runtime {
       leaseMs: options.leaseMs,
       deliveryLeaseMs: this.outbox ? claimMs : undefined,
       maxSteps: options.maxSteps,
+      contextTokens: options.contextTokens,
       budget: options.budget,
     });
     this.scheduler = new TurnScheduler({
