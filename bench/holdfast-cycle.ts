@@ -35,9 +35,10 @@ const instantModel: ChatModel = {
   async complete(request: ChatRequest): Promise<ModelReply> {
     const last = request.messages.at(-1);
     if (last?.role === 'tool') return { content: cycleAnswer, toolCalls: [] };
+    // Unique within the thread, as the API's are: a thread of many cycles keeps one transcript.
     return {
       content: null,
-      toolCalls: [{ id: 'call_1', name: 'noop', arguments: '{"target":"web-1"}' }],
+      toolCalls: [{ id: `call_${request.messages.length}`, name: 'noop', arguments: '{"target":"web-1"}' }],
     };
   },
 };
@@ -56,8 +57,11 @@ export interface HoldfastHarness {
   /** Parts the outbox sent (cards, card rewrites, answer messages). */
   readonly deliveries: () => number;
   readonly pendingApprovals: () => number;
-  /** Mention → the turn suspends and its card is delivered; resolves with the request id. */
-  mention(thread: string): Promise<string>;
+  /**
+   * Mention → the turn suspends and its card is delivered; resolves with the request id. `message` is
+   * the mentioning message's ts (the thread's own by default; later ones are replies in the thread).
+   */
+  mention(thread: string, message?: string): Promise<string>;
   /** The approver taps Allow; resolves when the answer is delivered. */
   approve(thread: string, requestId: string): Promise<void>;
   /**
@@ -65,7 +69,7 @@ export interface HoldfastHarness {
    * the delivery markers carry on beside the next cycle (a marker rides along in whichever commit comes
    * next): count commits over a whole run, with `settle()` at its end, not per cycle.
    */
-  cycle(thread: string): Promise<void>;
+  cycle(thread: string, message?: string): Promise<void>;
   /** Waits until everything started has been delivered and recorded. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -80,6 +84,8 @@ export interface HoldfastHarnessOptions {
    * wrote. Only for counting passes: a log that never resets grows, and reads slow down with it.
    */
   readonly keepWal?: boolean;
+  /** As holdfast opens a file too large to page-check before serving (see `openStore`). */
+  readonly pageCheck?: 'now' | 'skip';
 }
 
 /** Slack at zero latency: every part lands at once, and a test waits for the part it cares about. */
@@ -121,7 +127,7 @@ function instantSlack() {
 
 /** Commits are counted on the connection from before the store prepares its first statement. */
 export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptions): HoldfastHarness {
-  const db = openDatabase(file, { synchronous: options.synchronous });
+  const db = openDatabase(file, { synchronous: options.synchronous, pageCheck: options.pageCheck });
   if (options.keepWal) db.pragma('wal_autocheckpoint = 0');
   const commits = countCommits(db);
   const store = createSqliteStore(db);
@@ -145,15 +151,15 @@ export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptio
     deliveries: slack.sent,
     pendingApprovals: () =>
       Number(db.prepare('SELECT count(*) FROM approvals WHERE decision IS NULL').pluck().get()),
-    async mention(thread) {
+    async mention(thread, message = thread) {
       const conversation = conversationId({ teamId, channelId, threadTs: thread });
       const carded = slack.next(conversation, 'approval-card');
       const submitted = await runtime.submit({
         teamId,
         channelId,
         threadTs: thread,
-        triggerKey: `${channelId}:${thread}`,
-        triggerTs: thread,
+        triggerKey: `${channelId}:${message}`,
+        triggerTs: message,
         requestedBy: requester,
         inputText: `@requester: ${cycleRequest}`,
       });
@@ -187,8 +193,8 @@ export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptio
       await answered;
       cards.delete(requestId);
     },
-    async cycle(thread) {
-      const requestId = await harness.mention(thread);
+    async cycle(thread, message) {
+      const requestId = await harness.mention(thread, message);
       await harness.approve(thread, requestId);
     },
     settle: () => runtime.idle(),

@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: what one approval cycle costs, and what 10,000 waiting conversations cost.
+ * `npm run bench`: what one approval cycle costs (commits, WAL pages, on short and long threads), what
+ * 10,000 waiting conversations cost, and how long boot takes on a big backlog.
  *
  * Everything is measured side by side in this one run (these machines are noisy, so only ratios between
  * figures taken together mean anything): the full cycle against a bare better-sqlite3 commit with the
@@ -11,12 +12,20 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
+import { measureBoot } from './boot.js';
 import { benchNoopTool, buildHoldfastHarness } from './holdfast-cycle.js';
+import { measureThreadLength } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
+import { readWalFrames } from './wal-frames.js';
 
 const cycles = Number(process.env.BENCH_CYCLES ?? 500);
 const parkedConversations = Number(process.env.BENCH_PARKED ?? 10_000);
 const rawCommits = Number(process.env.BENCH_RAW_COMMITS ?? 2_000);
+const walCycles = Number(process.env.BENCH_WAL_CYCLES ?? 200);
+const threadCycles = Number(process.env.BENCH_THREAD_CYCLES ?? 100);
+const threadLengths = (process.env.BENCH_THREAD_LENGTHS ?? '10,1000,5000').split(',').map(Number);
+const bootPending = Number(process.env.BENCH_BOOT_PENDING ?? 100_000);
+const bootOverdue = Number(process.env.BENCH_BOOT_OVERDUE ?? 10_000);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 const teamId = 'TBENCH';
 const channelId = 'CBENCH';
@@ -72,6 +81,26 @@ async function measureCycles(): Promise<{
     p99: percentile(durations, 99),
     commitsPerCycle: commits / cycles,
     deliveriesPerCycle: deliveries / cycles,
+  };
+}
+
+/**
+ * What the cycle writes to disk: pages appended to the WAL (each a page-size write, fsynced with its
+ * commit) and the commits among them, read from the log itself, so they count whatever code wrote them.
+ */
+async function measureWal(): Promise<{ pagesPerCycle: number; walCommitsPerCycle: number }> {
+  const file = path.join(workdir, 'wal.db');
+  const harness = buildHoldfastHarness(file, { synchronous, keepWal: true });
+  for (let i = 0; i < 20; i++) await harness.cycle(`1600000000.${String(i).padStart(6, '0')}`);
+  await harness.settle();
+  const before = readWalFrames(file);
+  for (let i = 0; i < walCycles; i++) await harness.cycle(`1700000000.${String(i).padStart(6, '0')}`);
+  await harness.settle();
+  const after = readWalFrames(file);
+  await harness.close();
+  return {
+    pagesPerCycle: (after.frames - before.frames) / walCycles,
+    walCommitsPerCycle: (after.commits - before.commits) / walCycles,
   };
 }
 
@@ -163,6 +192,14 @@ function measurePinned(): { grown: number; release: () => void } {
 async function main(): Promise<void> {
   const raw = measureRawCommits();
   const cycle = await measureCycles();
+  const wal = await measureWal();
+  const threads = [];
+  for (const length of threadLengths) {
+    threads.push(await measureThreadLength(workdir, length, { cycles: threadCycles, synchronous }));
+  }
+  const shortest = threads[0];
+  const longest = threads.at(-1);
+  const boot = await measureBoot(workdir, { pending: bootPending, overdue: bootOverdue, synchronous });
   const suspended = await measureSuspended();
   const pinned = measurePinned();
   pinned.release();
@@ -182,13 +219,29 @@ async function main(): Promise<void> {
     raw_commit_p50_ms: fixed(raw.p50),
     raw_commit_p99_ms: fixed(raw.p99),
     cycle_budget_ms: fixed(budget),
+    wal_pages_per_cycle: fixed(wal.pagesPerCycle, 2),
+    wal_commits_per_cycle: fixed(wal.walCommitsPerCycle, 2),
+    thread_length_series: threads.map((entry) => ({
+      prior_messages: entry.priorMessages,
+      cycle_p50_ms: fixed(entry.p50),
+      cycle_p99_ms: fixed(entry.p99),
+    })),
+    longest_over_shortest_thread_p50: fixed((longest?.p50 ?? 0) / Math.max(shortest?.p50 ?? 1, 1e-6), 2),
+    boot_pending_approvals: boot.pending,
+    boot_overdue_approvals: boot.overdue,
+    boot_database_mb: fixed(boot.databaseMb, 1),
+    boot_ms: fixed(boot.bootMs, 1),
+    boot_page_check_done_ms: fixed(boot.pageCheckMs, 1),
+    boot_all_overdue_expired_ms: fixed(boot.expiredAllMs, 1),
     conversations: parkedConversations,
     suspended_10k_heap_mb: fixed(suspended, 2),
     pinned_10k_heap_mb: fixed(pinned.grown, 2),
     pinned_over_suspended: fixed(ratio, 1),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
-      commits_per_cycle_at_most_10: cycle.commitsPerCycle <= 10,
+      commits_per_cycle_at_most_5: cycle.commitsPerCycle <= 5,
+      flat_on_long_threads: (longest?.p50 ?? 0) <= 1.5 * (shortest?.p50 ?? 0),
+      boot_under_1_s: boot.bootMs < 1_000,
       suspended_under_5_mb: suspended < 5,
       pinned_over_suspended_at_least_10: ratio >= 10,
     },
@@ -200,6 +253,16 @@ async function main(): Promise<void> {
     ['deliveries per cycle (card, rewrite, answer)', String(results.deliveries_per_cycle)],
     ['raw commit p50 / p99', `${results.raw_commit_p50_ms} ms / ${results.raw_commit_p99_ms} ms`],
     ['cycle budget (3 × all commits × raw p99)', `${results.cycle_budget_ms} ms`],
+    ['WAL pages / commits per cycle', `${results.wal_pages_per_cycle} / ${results.wal_commits_per_cycle}`],
+    ...threads.map((entry) => [
+      `cycle on a thread of ${entry.priorMessages} messages p50 / p99`,
+      `${fixed(entry.p50)} ms / ${fixed(entry.p99)} ms`,
+    ]),
+    ['longest / shortest thread p50', `${results.longest_over_shortest_thread_p50}×`],
+    [
+      `boot: ${boot.pending} pending, ${boot.overdue} overdue (${results.boot_database_mb} MB)`,
+      `serving after ${results.boot_ms} ms; page check done ${results.boot_page_check_done_ms} ms; all expired ${results.boot_all_overdue_expired_ms} ms`,
+    ],
     [`${parkedConversations} suspended (SQLite only)`, `${results.suspended_10k_heap_mb} MB heap`],
     [`${parkedConversations} parked in memory`, `${results.pinned_10k_heap_mb} MB heap`],
     ['pinned / suspended', `${results.pinned_over_suspended}×`],

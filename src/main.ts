@@ -69,6 +69,11 @@ export interface Holdfast {
   readonly eventsUrl?: string;
   /** Local mode: the browser page, with the token that signs a browser in. */
   readonly localUrl?: string;
+  /**
+   * Settles only if the page check that runs after start-up on a large database finds damage: the
+   * process should then stop, as start-up would have on a small one.
+   */
+  readonly damaged: Promise<Error>;
   stop(): Promise<void>;
 }
 
@@ -115,7 +120,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   );
 
   makeWorkdir(config.workdir);
-  const store = await openStore(config, { now, logger });
+  const { store, damage } = await openStore(config, { now, logger });
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
   try {
@@ -230,6 +235,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       eventsUrl,
       localUrl: workspace?.url,
+      damaged: damage.then((error) => error ?? new Promise<Error>(() => undefined)),
       async stop() {
         // Requests stop first (Slack redelivers what it sent meanwhile), then the turns, then the files.
         await stopApp().catch((error: unknown) =>
@@ -270,6 +276,11 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   keepServingAfterEscapedFailures(process, holdfast.logger);
+  void holdfast.damaged.then(async (error) => {
+    process.stderr.write(`holdfast is stopping:\n${describeStartupFailure(error, { debug: false })}\n`);
+    await holdfast.stop();
+    process.exit(1);
+  });
   if (holdfast.localUrl)
     process.stdout.write(
       `\nholdfast local workspace: ${holdfast.localUrl}\n` +

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { checkPagesNow } from './check-pages.js';
 import { migrations as allMigrations, latestSchemaVersion, type Migration } from './migrations.js';
 import {
   DatabaseCorruptError,
@@ -18,6 +19,11 @@ export interface OpenDatabaseOptions {
    */
   readonly synchronous?: SynchronousMode;
   readonly busyTimeoutMs?: number;
+  /**
+   * `now` (the default) reads every page before returning; `skip` leaves it to the caller, who runs
+   * `checkPagesInBackground` on a file too big to check before serving.
+   */
+  readonly pageCheck?: 'now' | 'skip';
   /** For migration tests: stop at this version. */
   readonly migrations?: readonly Migration[];
 }
@@ -46,7 +52,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     // Table rebuilds in migrations must not trip foreign keys half way; they are checked afterwards.
     db.pragma('foreign_keys = OFF');
-    checkPages(db, file);
+    if (file !== ':memory:' && options.pageCheck !== 'skip') checkPagesNow(db, file);
     migrate(db, file, migrations);
     db.pragma('foreign_keys = ON');
     return db;
@@ -74,17 +80,6 @@ function refuseEmptyFile(file: string): void {
       'the file is empty (0 bytes), so its data is gone; holdfast will not start afresh on top of it',
     );
   }
-}
-
-/**
- * Damaged pages surface only when a query touches them, which could be the first click hours later.
- * `quick_check` reads every page once at start-up instead (O(file size), without the index cross-checks).
- */
-function checkPages(db: Database.Database, file: string): void {
-  if (file === ':memory:') return;
-  const problems = db.pragma('quick_check(5)', { simple: false }) as Array<{ quick_check: string }>;
-  const found = problems.map((row) => row.quick_check).filter((line) => line !== 'ok');
-  if (found.length > 0) throw new DatabaseCorruptError(file, `damaged pages: ${found.join('; ')}`);
 }
 
 function migrate(db: Database.Database, file: string, migrations: readonly Migration[]): void {
