@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+export { freePort } from '../../src/local/free-port.js';
 
 /**
  * holdfast as people run it, `node --import tsx src/main.ts` in HTTP mode, watched from outside: RSS
@@ -98,17 +99,4 @@ function readProc(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A port nothing listens on right now, for the app's `PORT`. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

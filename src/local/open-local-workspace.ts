@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import type { Logger } from 'pino';
 import { listenFailure } from '../startup/check-port.js';
+import { freePort } from './free-port.js';
 import type { LocalWorkspace } from './start-local-workspace.js';
 import { startLocalWorkspace } from './start-local-workspace.js';
 
@@ -51,16 +51,4 @@ export async function openLocalWorkspace(options: {
     workspace,
     mode: { type: 'http', botToken, signingSecret, port: eventsPort, apiUrl: workspace.apiUrl },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
