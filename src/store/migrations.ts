@@ -289,19 +289,6 @@ export const migrations: readonly Migration[] = [
       CREATE TABLE holdfast_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
-  {
-    version: 4,
-    description: 'recovery reads queued and running turns and open deliveries by index, not history',
-    // SQLite uses a partial index only when the query repeats its condition: turns_open's IN list is
-    // not implied by status = 'queued', so boot and every sweep scanned all turns ever stored.
-    sql: `
-      CREATE INDEX turns_queued ON turns (seq) WHERE status = 'queued';
-      CREATE INDEX turns_running ON turns (seq) WHERE status = 'running';
-      CREATE INDEX outbox_open ON outbox (id) WHERE status = 'pending';
-    `,
-    // Indexes only: every release that runs on schema 3 runs on this one unchanged.
-    compatibleFrom: 3,
-  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -98,9 +98,10 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
        AND (claim_owner IS NULL OR claim_expires_at < ?)
      ORDER BY next_attempt_at LIMIT ?`,
   );
-  // Only rows in flight match: a handful, whatever the history.
+  // Only rows in flight match: a handful, whatever the history. Without the hint SQLite walks the
+  // primary key for the ORDER BY, through every delivery ever made.
   const held = db.prepare<[number, number], OutboxRow>(
-    `SELECT * FROM outbox WHERE status = 'pending' AND claim_owner IS NOT NULL AND claim_expires_at >= ?
+    `SELECT * FROM outbox INDEXED BY outbox_due WHERE status = 'pending' AND claim_owner IS NOT NULL AND claim_expires_at >= ?
      ORDER BY id LIMIT ?`,
   );
   const takeClaim = db.prepare(

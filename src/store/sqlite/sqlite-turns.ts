@@ -160,14 +160,18 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
   // All three use turns_open: their cost follows the open turns, not the history.
   const runnableQueued = db.prepare<[], TurnRow>(
+    // The IN list repeats turns_open's condition word for word: only then does SQLite use that partial
+    // index, instead of scanning every turn ever stored at boot and on every sweep.
     `SELECT t.* FROM turns t
-     WHERE t.status = 'queued'
+     WHERE t.status IN ${active} AND t.status = 'queued'
        AND t.seq = (SELECT min(seq) FROM turns q WHERE q.conversation_id = t.conversation_id AND q.status = 'queued')
        AND NOT EXISTS (SELECT 1 FROM turns r WHERE r.conversation_id = t.conversation_id
                        AND r.status IN ('running', 'awaiting_approval'))
      ORDER BY t.seq`,
   );
-  const running = db.prepare<[], TurnRow>(`SELECT * FROM turns WHERE status = 'running' ORDER BY seq`);
+  const running = db.prepare<[], TurnRow>(
+    `SELECT * FROM turns WHERE status IN ${active} AND status = 'running' ORDER BY seq`,
+  );
   const decidedAwaiting = db.prepare<[], TurnRow>(
     `SELECT * FROM turns WHERE status = 'awaiting_approval' AND ready_at IS NOT NULL ORDER BY ready_at`,
   );
