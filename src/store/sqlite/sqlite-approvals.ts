@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { outboxKeys } from '../../outbox/outbox-message.js';
-import type { Approval, ApprovalDecision } from '../records.js';
+import type { Approval } from '../records.js';
+import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
 import type {
   ApprovalStore,
   CreateApprovalResult,
@@ -12,38 +12,9 @@ import type {
   ResolveOptions,
   ResolveResult,
 } from '../store.js';
-import {
-  parseJsonColumn,
-  prepareFenceCheck,
-  type SqliteContext,
-  writeTransaction,
-} from './sqlite-context.js';
+import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareReadyMark, prepareTurnClaim } from './sqlite-turns.js';
-
-export interface ApprovalRow {
-  request_id: string;
-  conversation_id: string;
-  transcript_id: string;
-  tool_call_id: string;
-  turn_id: string;
-  tool_name: string;
-  permission_type: string;
-  summary: string;
-  details_json: string;
-  args_hash: string;
-  reason: string | null;
-  requested_by: string;
-  required_approvals: number;
-  created_at: number;
-  expires_at: number;
-  resolved_at: number | null;
-  decision: ApprovalDecision | null;
-  decided_by: string | null;
-  always_allow: number;
-}
-
-const detailsSchema = z.object({ arguments: z.unknown() });
 
 /** Reading approval rows as records: the row, its votes and its cards. */
 export function prepareApprovalRows({ db }: SqliteContext) {
@@ -57,30 +28,12 @@ export function prepareApprovalRows({ db }: SqliteContext) {
   const cardsOf = db.prepare<[string], { channel: string; ts: string }>(
     'SELECT channel, ts FROM approval_cards WHERE request_id = ? ORDER BY posted_at, rowid',
   );
-  const toApproval = (row: ApprovalRow): Approval => ({
-    requestId: row.request_id,
-    conversationId: row.conversation_id,
-    transcriptId: row.transcript_id,
-    toolCallId: row.tool_call_id,
-    turnId: row.turn_id,
-    toolName: row.tool_name,
-    permissionType: row.permission_type,
-    summary: row.summary,
-    arguments: parseJsonColumn(detailsSchema, row.details_json, { table: 'approvals', key: row.request_id })
-      .arguments,
-    argsHash: row.args_hash,
-    reason: row.reason,
-    requestedBy: row.requested_by,
-    requiredApprovals: row.required_approvals,
-    approvedBy: votesFor.all(row.request_id).map((v) => v.user_id),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    resolvedAt: row.resolved_at,
-    decision: row.decision,
-    decidedBy: row.decided_by,
-    always: row.always_allow === 1,
-    cards: cardsOf.all(row.request_id),
-  });
+  const toApproval = (row: ApprovalRow): Approval =>
+    approvalOf(
+      row,
+      votesFor.all(row.request_id).map((v) => v.user_id),
+      cardsOf.all(row.request_id),
+    );
   return { byId, byCall, toApproval };
 }
 
