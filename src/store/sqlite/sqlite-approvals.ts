@@ -1,6 +1,7 @@
 import { outboxKeys } from '../../outbox/outbox-message.js';
 import type { Approval } from '../records.js';
 import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
+import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type {
   ApprovalStore,
   CreateApprovalResult,
@@ -198,7 +199,8 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       // The clicked message is a card of this request whatever the outcome: its ts may never have been
       // recorded (the process died right after posting it), and it must be rewritten with the others.
       if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
-      if (row.decision !== null) return { type: 'already-decided', approval: toApproval(row) };
+      const gate = gateDecision({ decision: row.decision, expiresAt: row.expires_at }, at);
+      if (gate.type === 'already-decided') return { type: 'already-decided', approval: toApproval(row) };
       const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
       // The decision that completes a turn's set also claims it for resume, in the same commit.
       const claimIfReady = (ready: boolean) => {
@@ -206,7 +208,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
         const claim = claimTurn(row.turn_id, lease);
         return claim.type === 'claimed' ? claim : undefined;
       };
-      if (at >= row.expires_at) {
+      if (gate.type === 'expire') {
         expire(row, at, deliverAs);
         const ready = turnReady();
         return {
@@ -216,33 +218,32 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
           claim: claimIfReady(ready),
         };
       }
-      if (input.decision === 'allowed') {
-        const counted = vote.run(row.request_id, input.decidedBy, at).changes === 1;
-        const votes = votesFor.all(row.request_id).length;
-        if (!counted && votes < row.required_approvals)
-          return { type: 'already-voted', approval: toApproval(row) };
-        if (votes < row.required_approvals) {
-          record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
-          rewriteCards(row, `votes-${votes}`, at, deliverAs);
-          return {
-            type: 'vote-recorded',
-            approval: reload(row.request_id),
-            remaining: row.required_approvals - votes,
-          };
-        }
+      const counted =
+        input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
+      const tally = tallyDecision(input, {
+        counted,
+        total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
+        required: row.required_approvals,
+      });
+      if (tally.type === 'already-voted') return { type: 'already-voted', approval: toApproval(row) };
+      if (tally.type === 'vote-recorded') {
+        const { votes, remaining } = tally;
+        record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
+        rewriteCards(row, `votes-${votes}`, at, deliverAs);
+        return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
       }
-      const always = input.decision === 'allowed' && input.always === true;
+      const always = tally.always;
       const changed = decide.run({
         requestId: row.request_id,
-        decision: input.decision,
+        decision: tally.decision,
         decidedBy: input.decidedBy,
         now: at,
         always: always ? 1 : 0,
       });
       if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
       markReady(row.turn_id, at);
-      record(row, input.decidedBy, `approval.${input.decision}`, { always }, at);
-      rewriteCards(row, input.decision, at, deliverAs);
+      record(row, input.decidedBy, `approval.${tally.decision}`, { always }, at);
+      rewriteCards(row, tally.decision, at, deliverAs);
       if (always) {
         const granted = insertGrant.run({
           scopeId: row.conversation_id,
