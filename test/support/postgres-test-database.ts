@@ -3,6 +3,7 @@ import pg from 'pg';
 import { onTestFinished } from 'vitest';
 import type { ContractInspector, ToolExecutionRecord } from '../../src/store/contract/store-contract.js';
 import { openPostgresStore } from '../../src/store/postgres/create-postgres-store.js';
+import { poolConfig } from '../../src/store/postgres/open-postgres.js';
 import { type OutboxRow, toOutboxEntry } from '../../src/store/row-mappers.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -37,7 +38,7 @@ export function postgresTestSchema(): {
   const stores: Store[] = [];
   let admin: pg.Pool | undefined;
   const adminPool = () => {
-    admin ??= new pg.Pool({ connectionString: url, max: 2, options: `-c search_path=${schema}` });
+    admin ??= new pg.Pool(poolConfig({ url, schema, poolSize: 2 }));
     return admin;
   };
   onTestFinished(async () => {
