@@ -93,3 +93,35 @@ export function postgresInspector(query: <Row>(text: string) => Promise<Row[]>):
     },
   };
 }
+
+/**
+ * A fresh database on the test server for the current test (processes that connect by URL alone, such as
+ * holdfast children, cannot be pointed at a schema), dropped when the test finishes.
+ */
+export async function postgresTestDatabase(): Promise<{
+  readonly url: string;
+  query<Row>(text: string, values?: readonly unknown[]): Promise<Row[]>;
+}> {
+  const adminUrl = postgresTestUrl();
+  const name = `holdfast_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool(poolConfig({ url: url.toString(), poolSize: 2 }));
+  onTestFinished(async () => {
+    await pool.end();
+    const dropper = new pg.Client({ connectionString: adminUrl });
+    await dropper.connect();
+    await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await dropper.end();
+  });
+  return {
+    url: url.toString(),
+    async query<Row>(text: string, values: readonly unknown[] = []) {
+      return (await pool.query(text, values as unknown[])).rows as Row[];
+    },
+  };
+}
