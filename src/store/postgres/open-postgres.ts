@@ -52,8 +52,7 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<pg.Poo
   const pool = new pg.Pool(poolConfig(options));
   pool.on('error', (error) => options.onError?.(error));
   try {
-    if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
-    await migrate(pool, options.url, options.migrations ?? postgresMigrations);
+    await migrate(pool, options, options.migrations ?? postgresMigrations);
     return pool;
   } catch (error) {
     await pool.end().catch(() => undefined);
@@ -65,12 +64,17 @@ const metaTable = 'CREATE TABLE IF NOT EXISTS holdfast_meta (key TEXT PRIMARY KE
 /** The two-key form: its own lock space, apart from the threads' single-key locks. */
 const migrationLock = 'SELECT pg_advisory_xact_lock(1752134756, 1)';
 
-async function migrate(pool: pg.Pool, url: string, migrations: readonly Migration[]): Promise<void> {
+async function migrate(
+  pool: pg.Pool,
+  { url, schema }: OpenPostgresOptions,
+  migrations: readonly Migration[],
+): Promise<void> {
   const target = Math.max(migrations.at(-1)?.version ?? 0, latestSchemaVersion);
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     await client.query(migrationLock);
+    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(metaTable);
     const meta = await client.query<{ key: string; value: string }>('SELECT key, value FROM holdfast_meta');
     const read = (key: string) => {

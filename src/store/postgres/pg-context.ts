@@ -141,9 +141,10 @@ async function connect(pool: Pool): Promise<PoolClient> {
 }
 
 /**
- * The fence every write made for a turn passes first. `FOR UPDATE` locks the turn's row until commit: a
- * takeover waits for this write to finish and a write that waits for a takeover sees the new token, so a
- * process that lost the turn changes nothing (invariant 6). Returns the turn's conversation.
+ * The fence every write made for a turn passes first. `FOR NO KEY UPDATE` locks the turn's row until
+ * commit: a takeover waits for this write to finish and a write that waits for a takeover sees the new
+ * token, so a process that lost the turn changes nothing (invariant 6). Rows that merely reference the
+ * turn (its messages) are not held up. Returns the turn's conversation.
  */
 export async function checkFence(tx: Tx, fence: Fence): Promise<string> {
   const row = await tx.one<{
@@ -151,7 +152,7 @@ export async function checkFence(tx: Tx, fence: Fence): Promise<string> {
     status: string;
     lease_owner: string | null;
     lease_token: number;
-  }>('SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR UPDATE', [
+  }>('SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR NO KEY UPDATE', [
     fence.turnId,
   ]);
   if (row?.status !== 'running' || row.lease_owner !== fence.owner || row.lease_token !== fence.token) {

@@ -1,8 +1,12 @@
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresInspector, postgresTestSchema } from '../../../test/support/postgres-test-database.js';
 import { createTestClock } from '../../../test/support/test-clock.js';
+import { startTurn } from '../contract/contract-fixtures.js';
 import { type ContractDatabase, describeStoreContract } from '../contract/store-contract.js';
-import type { Store } from '../store.js';
+import { latestSchemaVersion } from '../migrations.js';
+import type { Store, WorkNotice } from '../store.js';
+import { DatabaseTooNewError } from '../store-errors.js';
+import { postgresMigrations } from './pg-migrations.js';
 
 /** A fresh schema for one test; every store on it shares the test's clock. */
 async function openPostgresContractDatabase(): Promise<ContractDatabase> {
@@ -26,4 +30,72 @@ async function openPostgresContractDatabase(): Promise<ContractDatabase> {
 
 describe('PostgreSQL store', () => {
   describeStoreContract(openPostgresContractDatabase);
+});
+
+describe('PostgreSQL store, what only this adapter has', () => {
+  it('numbers its schema like the SQLite one: the same latest version', () => {
+    expect(postgresMigrations.at(-1)?.version).toBe(latestSchemaVersion);
+  });
+
+  it('migrates once when several replicas start together, and records the version and its floor', async () => {
+    const database = postgresTestSchema();
+    await Promise.all([database.open(), database.open(), database.open()]);
+    expect(await database.query('SELECT key, value FROM holdfast_meta ORDER BY key')).toEqual([
+      { key: 'compatible_from_schema', value: String(latestSchemaVersion) },
+      { key: 'schema_version', value: String(latestSchemaVersion) },
+    ]);
+  });
+
+  it('refuses a database a newer release migrated past what this one knows, unless it says it still fits', async () => {
+    const database = postgresTestSchema();
+    await database.open();
+    await database.query("UPDATE holdfast_meta SET value = '99' WHERE key = 'schema_version'");
+    await database.query("UPDATE holdfast_meta SET value = '99' WHERE key = 'compatible_from_schema'");
+    const refused = await database.open().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DatabaseTooNewError);
+    expect(String((refused as Error).message)).not.toContain(new URL(database.url).password);
+    await database.query(
+      `UPDATE holdfast_meta SET value = '${latestSchemaVersion}' WHERE key = 'compatible_from_schema'`,
+    );
+    await expect(database.open()).resolves.toBeDefined();
+  });
+
+  it('times leases by the database server when given no clock', async () => {
+    const database = postgresTestSchema();
+    const store = await database.open();
+    const serverNow = async () =>
+      Number(
+        (await database.query<{ now: string }>('SELECT (extract(epoch from now()) * 1000)::bigint AS now'))[0]
+          ?.now,
+      );
+    const before = await serverNow();
+    const { fence } = await startTurn(store, { lease: { owner: 'proc-a', durationMs: 60_000 } });
+    const after = await serverNow();
+    const turn = await store.turns.get(fence.turnId);
+    expect(turn?.leaseExpiresAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(turn?.leaseExpiresAt).toBeLessThanOrEqual(after + 60_000);
+  });
+
+  it('tells the other replicas at once when a turn is given back', async () => {
+    const database = postgresTestSchema();
+    const clock = createTestClock();
+    const holder = await database.open({ clock: clock.now });
+    const listener = await database.open({ clock: clock.now });
+    const heard: WorkNotice[] = [];
+    const arrived = new Promise<void>((resolve) => {
+      listener.notices?.subscribe((notice) => {
+        if (notice.turnId !== 'turn-released') return;
+        heard.push(notice);
+        resolve();
+      });
+    });
+    // LISTEN is issued on subscribe; a notice sent before it is in place would be missed.
+    await expect
+      .poll(() => database.query("SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN holdfast_work'"))
+      .not.toEqual([]);
+    const { fence, conversationId } = await startTurn(holder, { turnId: 'turn-released' });
+    await holder.turns.release(fence);
+    await arrived;
+    expect(heard).toEqual([{ conversationId, turnId: 'turn-released', event: 'released' }]);
+  });
 });
