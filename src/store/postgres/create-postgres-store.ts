@@ -12,6 +12,8 @@ import { createPgConversations, createPgTurns } from './pg-turns.js';
 export interface PostgresStoreOptions extends OpenPostgresOptions {
   /** Tests pass their fake clock; production leaves it out and every lease follows the server's clock. */
   readonly clock?: () => number;
+  /** Called after each commit (the benchmark counts them). */
+  readonly onCommit?: () => void;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface PostgresStoreOptions extends OpenPostgresOptions {
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const pool = await openPostgres(options);
-  const context: PgContext = { pool, clock: options.clock };
+  const context: PgContext = { pool, clock: options.clock, onCommit: options.onCommit };
   const notices = listenForWork(poolConfig(options), { onError: options.onError });
   let closing: Promise<void> | undefined;
   return {

@@ -10,6 +10,8 @@ export interface PgContext {
    * Tests pass their fake clock.
    */
   readonly clock?: () => number;
+  /** Called after each commit of a write transaction (the benchmark counts them). */
+  readonly onCommit?: () => void;
 }
 
 /** One transaction's connection, with the moment it runs at. */
@@ -71,6 +73,7 @@ async function attemptTransaction<Result>(
     }
     const result = await work(txOn(client, now));
     await client.query('COMMIT');
+    context.onCommit?.();
     return result;
   } catch (error) {
     try {
