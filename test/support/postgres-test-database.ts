@@ -32,6 +32,8 @@ export function postgresTestSchema(): {
   open(options?: { clock?: () => number; poolSize?: number }): Promise<Store>;
   /** Runs SQL on the schema through a connection of its own (what an operator's psql would see). */
   query<Row>(text: string, values?: readonly unknown[]): Promise<Row[]>;
+  /** A session of its own on the schema (to hold a lock across statements); released when the test ends. */
+  connection(): Promise<pg.PoolClient>;
 } {
   const url = postgresTestUrl();
   const schema = `holdfast_test_${randomBytes(6).toString('hex')}`;
@@ -61,6 +63,11 @@ export function postgresTestSchema(): {
     },
     async query<Row>(text: string, values: readonly unknown[] = []) {
       return (await adminPool().query(text, values as unknown[])).rows as Row[];
+    },
+    async connection() {
+      const client = await adminPool().connect();
+      onTestFinished(() => client.release());
+      return client;
     },
   };
 }

@@ -24,6 +24,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const pool = await openPostgres(options);
   const context: PgContext = { pool, clock: options.clock, onCommit: options.onCommit };
   const notices = listenForWork(poolConfig(options), { onError: options.onError });
+  await notices.ready;
   let closing: Promise<void> | undefined;
   return {
     conversations: createPgConversations(context),

@@ -59,6 +59,12 @@ async function attemptTransaction<Result>(
 ): Promise<Result> {
   const client = await connect(context.pool);
   let broken: Error | undefined;
+  // A connection lost mid-transaction (a failover, a server restart) is emitted as an event as well as
+  // failing the query; unheard, that event would end the process.
+  const lost = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', lost);
   try {
     let now: number;
     if (context.clock) {
@@ -83,6 +89,7 @@ async function attemptTransaction<Result>(
     }
     throw error;
   } finally {
+    client.off('error', lost);
     client.release(broken);
   }
 }

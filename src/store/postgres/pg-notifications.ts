@@ -12,13 +12,14 @@ const noticeSchema = z.object({
 });
 
 /**
- * LISTEN on one dedicated connection (a pooled one would be handed to a transaction). A lost connection is
- * opened again after `retryMs`; notices sent meanwhile are missed, which the sweep makes up for.
+ * LISTEN on one dedicated connection (a pooled one would be handed to a transaction), from the moment the
+ * store opens; `ready` resolves once the first attempt is over. A lost connection is opened again after
+ * `retryMs`; notices sent meanwhile are missed, which the sweep makes up for.
  */
 export function listenForWork(
   config: pg.ClientConfig,
   options: { onError?: (error: unknown) => void; retryMs?: number } = {},
-): WorkNotices & { close(): Promise<void> } {
+): WorkNotices & { readonly ready: Promise<void>; close(): Promise<void> } {
   const listeners = new Set<(notice: WorkNotice) => void>();
   let client: pg.Client | undefined;
   let closed = false;
@@ -62,10 +63,12 @@ export function listenForWork(
     timer.unref();
   };
 
+  // Listening from the start: a notice sent once the store is open reaches this process.
+  const ready = connect();
   return {
+    ready,
     subscribe(listener) {
       listeners.add(listener);
-      void connect();
       return () => listeners.delete(listener);
     },
     async close() {
