@@ -1,24 +1,22 @@
 import { type AuditRow, toAuditEvent } from '../row-mappers.js';
 import type { AuditStore } from '../store.js';
-import { type PgContext, read, transaction } from './pg-context.js';
+import { autocommit, type PgContext, read } from './pg-context.js';
 
 export function createPgAudit(context: PgContext): AuditStore {
   return {
-    record: (event) =>
-      transaction(context, async (tx) => {
-        await tx.run(
-          `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [
-            tx.now,
-            event.actor,
-            event.kind,
-            event.approvalId ?? null,
-            event.conversationId ?? null,
-            JSON.stringify(event.data ?? {}),
-          ],
-        );
-      }),
+    async record(event) {
+      await autocommit(context, (now) => ({
+        text: `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
+               VALUES (${now}, $1, $2, $3, $4, $5)`,
+        values: [
+          event.actor,
+          event.kind,
+          event.approvalId ?? null,
+          event.conversationId ?? null,
+          JSON.stringify(event.data ?? {}),
+        ],
+      }));
+    },
     async list(filter = {}) {
       const rows = await read<AuditRow>(
         context,

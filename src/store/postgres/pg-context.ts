@@ -135,6 +135,29 @@ export async function read<Row>(
   }
 }
 
+/**
+ * A write that is one statement, committed on its own: a third of the round trips of a transaction.
+ * `now` is the SQL for the moment it runs at (the server's clock, or the test clock as a literal); the
+ * statement carries its guards in its WHERE clause like every other write.
+ */
+export async function autocommit<Row>(
+  context: PgContext,
+  build: (now: string) => { readonly text: string; readonly values: readonly unknown[] },
+): Promise<{ rows: Row[]; changed: number }> {
+  const now = context.clock ? `${Math.trunc(context.clock())}::bigint` : statementNowSql;
+  const { text, values } = build(now);
+  try {
+    const result = await context.pool.query(text, values as unknown[]);
+    context.onCommit?.();
+    return { rows: result.rows as Row[], changed: result.rowCount ?? 0 };
+  } catch (error) {
+    throw translatePgError(error);
+  }
+}
+
+/** The statement's own start: the same value however often a statement reads it. */
+const statementNowSql = `(extract(epoch from statement_timestamp()) * 1000)::bigint`;
+
 /** The current time as this store counts it, for reads that compare against it. */
 export async function currentTime(context: PgContext): Promise<number> {
   if (context.clock) return context.clock();

@@ -1,7 +1,7 @@
 import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
-import { currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { autocommit, currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
 const finishSql = `UPDATE outbox SET status = $2, progress_json = $3, claim_owner = NULL, claim_expires_at = NULL,
@@ -85,32 +85,29 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       );
       return rows.map(toOutboxEntry);
     },
-    claim: (id, lease, options) =>
-      transaction(context, async (tx) => {
-        // SKIP LOCKED: a row another replica is claiming this instant is theirs; this one moves on at once.
-        const row = await tx.one<OutboxRow>(
-          `UPDATE outbox SET claim_owner = $2, claim_token = claim_token + 1, claim_expires_at = $3,
-             attempts = attempts + 1,
-             -- A claim that lapsed (or was taken from a dead owner) without an outcome may have posted.
-             in_doubt = CASE WHEN claim_owner IS NOT NULL THEN 1 ELSE in_doubt END
-           WHERE id = (SELECT id FROM outbox WHERE id = $1 AND status = 'pending' AND next_attempt_at <= $4
-                         AND (claim_owner IS NULL OR claim_expires_at < $4 OR claim_owner = $5)
-                       FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [id, lease.owner, tx.now + lease.durationMs, tx.now, options?.takeOverFrom ?? null],
-        );
-        return row ? toOutboxEntry(row) : undefined;
-      }),
-    recordProgress: (id, claim: ClaimToken, sent: DeliveryProgress, extendByMs) =>
-      transaction(
-        context,
-        async (tx) =>
-          (await tx.run(
-            `UPDATE outbox SET progress_json = $2, claim_expires_at = $3
-             WHERE id = $1 AND status = 'pending' AND claim_owner = $4 AND claim_token = $5`,
-            [id, JSON.stringify(sent), tx.now + extendByMs, claim.owner, claim.token],
-          )) === 1,
-      ),
+    async claim(id, lease, options) {
+      // SKIP LOCKED: a row another replica is claiming this instant is theirs; this one moves on at once.
+      const { rows } = await autocommit<OutboxRow>(context, (now) => ({
+        text: `UPDATE outbox SET claim_owner = $2, claim_token = claim_token + 1, claim_expires_at = ${now} + $3,
+                 attempts = attempts + 1,
+                 -- A claim that lapsed (or was taken from a dead owner) without an outcome may have posted.
+                 in_doubt = CASE WHEN claim_owner IS NOT NULL THEN 1 ELSE in_doubt END
+               WHERE id = (SELECT id FROM outbox WHERE id = $1 AND status = 'pending' AND next_attempt_at <= ${now}
+                             AND (claim_owner IS NULL OR claim_expires_at < ${now} OR claim_owner = $4)
+                           FOR UPDATE SKIP LOCKED)
+               RETURNING *`,
+        values: [id, lease.owner, lease.durationMs, options?.takeOverFrom ?? null],
+      }));
+      return rows[0] ? toOutboxEntry(rows[0]) : undefined;
+    },
+    async recordProgress(id, claim: ClaimToken, sent: DeliveryProgress, extendByMs) {
+      const { changed } = await autocommit(context, (now) => ({
+        text: `UPDATE outbox SET progress_json = $2, claim_expires_at = ${now} + $3
+               WHERE id = $1 AND status = 'pending' AND claim_owner = $4 AND claim_token = $5`,
+        values: [id, JSON.stringify(sent), extendByMs, claim.owner, claim.token],
+      }));
+      return changed === 1;
+    },
     complete,
     // No group commit to ride along in here: the marker is its own (small) commit, so the contract
     // (recorded, or reconciled by the sweep after a crash) holds trivially.
@@ -118,17 +115,15 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       const [done] = await complete([delivery]);
       return done ?? false;
     },
-    retryLater: (id, claim, next) =>
-      transaction(
-        context,
-        async (tx) =>
-          (await tx.run(
-            `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = $2, next_attempt_at = $3,
-               last_error = $4
-             WHERE id = $1 AND status = 'pending' AND claim_owner = $5 AND claim_token = $6`,
-            [id, next.inDoubt ? 1 : 0, next.nextAttemptAt, next.error, claim.owner, claim.token],
-          )) === 1,
-      ),
+    async retryLater(id, claim, next) {
+      const { changed } = await autocommit(context, () => ({
+        text: `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = $2, next_attempt_at = $3,
+                 last_error = $4
+               WHERE id = $1 AND status = 'pending' AND claim_owner = $5 AND claim_token = $6`,
+        values: [id, next.inDoubt ? 1 : 0, next.nextAttemptAt, next.error, claim.owner, claim.token],
+      }));
+      return changed === 1;
+    },
     giveUp: (id, claim, failure, deliverAs) =>
       transaction(context, async (tx) => {
         const current = await tx.one<OutboxRow>('SELECT * FROM outbox WHERE id = $1', [id]);

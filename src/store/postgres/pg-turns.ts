@@ -22,7 +22,7 @@ import type {
 } from '../store.js';
 import { createApprovalInside } from './pg-approval-rows.js';
 import { activeStatuses, claimInside, lockTurnConversation, markReady } from './pg-claim.js';
-import { checkFence, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { autocommit, checkFence, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { appendInside } from './pg-messages.js';
 import { workChannel } from './pg-notifications.js';
 import { writeOutbox } from './pg-outbox-writer.js';
@@ -131,15 +131,14 @@ export function createPgTurns(context: PgContext): TurnStore {
       return row ? toTurn(row) : undefined;
     },
     claim: (turnId, lease, options) => transaction(context, (tx) => claimInside(tx, turnId, lease, options)),
-    renewLease: (fence, durationMs) =>
-      transaction(context, async (tx) => {
-        const changed = await tx.run(
-          `UPDATE turns SET lease_expires_at = $4
-           WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND lease_token = $3`,
-          [fence.turnId, fence.owner, fence.token, tx.now + durationMs],
-        );
-        return changed === 1;
-      }),
+    async renewLease(fence, durationMs) {
+      const { changed } = await autocommit(context, (now) => ({
+        text: `UPDATE turns SET lease_expires_at = ${now} + $4
+               WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND lease_token = $3`,
+        values: [fence.turnId, fence.owner, fence.token, durationMs],
+      }));
+      return changed === 1;
+    },
     complete: (fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) =>
       transaction(context, async (tx) => {
         const conversation = await lockedFence(tx, fence);
@@ -202,16 +201,19 @@ export function createPgTurns(context: PgContext): TurnStore {
         await writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
         await announce(tx, conversation, target.turnId, 'finished');
       }),
-    release: (fence) =>
-      transaction(context, async (tx) => {
-        const released = await tx.one<{ conversation_id: string }>(
-          `UPDATE turns SET lease_owner = NULL, lease_expires_at = NULL, updated_at = $4
-           WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND lease_token = $3
-           RETURNING conversation_id`,
-          [fence.turnId, fence.owner, fence.token, tx.now],
-        );
-        if (released) await announce(tx, released.conversation_id, fence.turnId, 'released');
-      }),
+    async release(fence) {
+      // The lease lapses and the other replicas hear of it, in one statement.
+      await autocommit(context, (now) => ({
+        text: `WITH released AS (
+                 UPDATE turns SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}
+                 WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND lease_token = $3
+                 RETURNING conversation_id)
+               SELECT pg_notify($4, json_build_object('conversationId', conversation_id, 'turnId', $1::text,
+                 'event', 'released')::text)
+               FROM released`,
+        values: [fence.turnId, fence.owner, fence.token, workChannel],
+      }));
+    },
     async nextRunnable(conversation) {
       const rows = await read<TurnRow>(
         context,
