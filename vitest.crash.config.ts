@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * holdfast as child processes on one database file, killed with SIGKILL at named points and started
@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/crash/**/*.test.ts'],
+    // The replicas on PostgreSQL run with the PostgreSQL suite (npm run test:postgres).
+    exclude: [...configDefaults.exclude, '**/*.postgres.test.ts'],
     testTimeout: 240_000,
     hookTimeout: 60_000,
     pool: 'forks',

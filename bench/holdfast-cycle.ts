@@ -17,6 +17,7 @@ import { conversationId } from '../src/store/conversation-id.js';
 import { createSqliteStore, openDatabase } from '../src/store/index.js';
 import type { SynchronousMode } from '../src/store/open-database.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
+import type { Store } from '../src/store/store.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { countCommits } from './count-commits.js';
 
@@ -131,6 +132,23 @@ export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptio
   if (options.keepWal) db.pragma('wal_autocheckpoint = 0');
   const commits = countCommits(db);
   const store = createSqliteStore(db);
+  return buildHarnessOn(store, {
+    admission: options.admission,
+    commits: commits.count,
+    pendingApprovals: () =>
+      Number(db.prepare('SELECT count(*) FROM approvals WHERE decision IS NULL').pluck().get()),
+  });
+}
+
+/** The same cycle on any store: the benchmark runs it on PostgreSQL beside SQLite. */
+export function buildHarnessOn(
+  store: Store,
+  options: {
+    readonly admission?: AdmissionLimits;
+    readonly commits: () => number;
+    readonly pendingApprovals: () => number;
+  },
+): HoldfastHarness {
   const slack = instantSlack();
   const runtime = new Runtime({
     store,
@@ -147,10 +165,9 @@ export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptio
 
   const harness: HoldfastHarness = {
     runtime,
-    commits: commits.count,
+    commits: options.commits,
     deliveries: slack.sent,
-    pendingApprovals: () =>
-      Number(db.prepare('SELECT count(*) FROM approvals WHERE decision IS NULL').pluck().get()),
+    pendingApprovals: options.pendingApprovals,
     async mention(thread, message = thread) {
       const conversation = conversationId({ teamId, channelId, threadTs: thread });
       const carded = slack.next(conversation, 'approval-card');
@@ -201,7 +218,7 @@ export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptio
     async close() {
       await runtime.idle();
       await runtime.shutdown();
-      store.close();
+      await store.close();
     },
   };
   return harness;

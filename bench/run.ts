@@ -13,9 +13,10 @@ import Database from 'better-sqlite3';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import { measureBoot } from './boot.js';
-import { benchNoopTool, buildHoldfastHarness } from './holdfast-cycle.js';
+import { benchNoopTool, buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
 import { measureThreadLength } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
+import { buildPostgresHarness, measurePostgresRawCommits } from './postgres-cycle.js';
 import { readWalFrames } from './wal-frames.js';
 
 const cycles = Number(process.env.BENCH_CYCLES ?? 500);
@@ -27,6 +28,8 @@ const threadLengths = (process.env.BENCH_THREAD_LENGTHS ?? '10,1000,5000').split
 const bootPending = Number(process.env.BENCH_BOOT_PENDING ?? 100_000);
 const bootOverdue = Number(process.env.BENCH_BOOT_OVERDUE ?? 10_000);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
+/** With a server here, the cycle runs on PostgreSQL too, beside SQLite, in the same run. */
+const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
 const teamId = 'TBENCH';
 const channelId = 'CBENCH';
 
@@ -48,13 +51,16 @@ function heapMb(): number {
   return process.memoryUsage().heapUsed / 1024 / 1024;
 }
 
-async function measureCycles(): Promise<{
+interface CycleFigures {
   p50: number;
   p99: number;
   commitsPerCycle: number;
   deliveriesPerCycle: number;
-}> {
-  const harness = buildHarness(path.join(workdir, 'cycle.db'));
+}
+
+async function measureCycles(
+  harness: HoldfastHarness = buildHarness(path.join(workdir, 'cycle.db')),
+): Promise<CycleFigures> {
   const warmup = Math.min(50, cycles);
   const durations: number[] = [];
   let commitsBefore = 0;
@@ -189,6 +195,24 @@ function measurePinned(): { grown: number; release: () => void } {
   };
 }
 
+/** The same cycle and its floor on PostgreSQL; the raw commits are taken right before, like SQLite's. */
+async function measurePostgres(url: string) {
+  const raw = await measurePostgresRawCommits(url, rawCommits);
+  const cycle = await measureCycles(await buildPostgresHarness(url));
+  const floor = cycle.commitsPerCycle * raw.p50;
+  return {
+    cycle_p50_ms: fixed(cycle.p50),
+    cycle_p99_ms: fixed(cycle.p99),
+    commits_per_cycle: fixed(cycle.commitsPerCycle, 2),
+    deliveries_per_cycle: fixed(cycle.deliveriesPerCycle, 2),
+    raw_commit_p50_ms: fixed(raw.p50),
+    raw_commit_p99_ms: fixed(raw.p99),
+    commit_floor_ms: fixed(floor),
+    cycle_over_floor: fixed(cycle.p50 / floor, 2),
+    cycle_within_3x_floor: cycle.p50 <= 3 * floor,
+  };
+}
+
 async function main(): Promise<void> {
   const raw = measureRawCommits();
   const cycle = await measureCycles();
@@ -200,6 +224,7 @@ async function main(): Promise<void> {
   const shortest = threads[0];
   const longest = threads.at(-1);
   const boot = await measureBoot(workdir, { pending: bootPending, overdue: bootOverdue, synchronous });
+  const postgres = postgresUrl ? await measurePostgres(postgresUrl) : undefined;
   const suspended = await measureSuspended();
   const pinned = measurePinned();
   pinned.release();
@@ -237,6 +262,7 @@ async function main(): Promise<void> {
     suspended_10k_heap_mb: fixed(suspended, 2),
     pinned_10k_heap_mb: fixed(pinned.grown, 2),
     pinned_over_suspended: fixed(ratio, 1),
+    ...(postgres ? { postgres } : {}),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
       commits_per_cycle_at_most_5: cycle.commitsPerCycle <= 5,
@@ -244,6 +270,7 @@ async function main(): Promise<void> {
       boot_under_1_s: boot.bootMs < 1_000,
       suspended_under_5_mb: suspended < 5,
       pinned_over_suspended_at_least_10: ratio >= 10,
+      ...(postgres ? { postgres_cycle_within_3x_commit_floor: postgres.cycle_within_3x_floor } : {}),
     },
   };
 
@@ -266,6 +293,20 @@ async function main(): Promise<void> {
     [`${parkedConversations} suspended (SQLite only)`, `${results.suspended_10k_heap_mb} MB heap`],
     [`${parkedConversations} parked in memory`, `${results.pinned_10k_heap_mb} MB heap`],
     ['pinned / suspended', `${results.pinned_over_suspended}×`],
+    ...(postgres
+      ? [
+          ['PostgreSQL cycle p50 / p99', `${postgres.cycle_p50_ms} ms / ${postgres.cycle_p99_ms} ms`],
+          ['PostgreSQL commits per cycle', String(postgres.commits_per_cycle)],
+          [
+            'PostgreSQL raw commit p50 / p99',
+            `${postgres.raw_commit_p50_ms} ms / ${postgres.raw_commit_p99_ms} ms`,
+          ],
+          [
+            'PostgreSQL floor (commits × raw p50)',
+            `${postgres.commit_floor_ms} ms (cycle p50 is ${postgres.cycle_over_floor}×)`,
+          ],
+        ]
+      : []),
   ];
   const width = Math.max(...table.map(([label]) => (label ?? '').length));
   for (const [label, value] of table) process.stdout.write(`${(label ?? '').padEnd(width)}  ${value}\n`);

@@ -30,6 +30,32 @@ describe('loadConfig', () => {
     expect(config.deployServices).toEqual({});
   });
 
+  it.each([
+    ['postgres://holdfast:s3cret-pass-word@db.internal:5432/holdfast?sslmode=require'],
+    ['postgresql://holdfast:s3cret-pass-word@db.internal/holdfast'],
+    ['  POSTGRES://holdfast:s3cret-pass-word@db.internal/holdfast'],
+  ])('selects PostgreSQL for HOLDFAST_DB=%s, keeps its password a secret and out of tools', (url) => {
+    const config = loadConfig({ HOLDFAST_DB: url, HOLDFAST_DB_POOL_SIZE: '25' }, cwd);
+    expect(config.postgres).toEqual({ url: url.trim(), poolSize: 25 });
+    // Files kept beside the database (the local workspace's) stay in the default folder.
+    expect(config.databasePath).toBe(path.join(cwd, 'data', 'holdfast.db'));
+    expect(config.secrets.map((secret) => secret.value)).toContain('s3cret-pass-word');
+    expect(config.toolEnv.HOLDFAST_DB).toBeUndefined();
+  });
+
+  it('keeps any other HOLDFAST_DB a SQLite path, with the default pool size unused', () => {
+    const config = loadConfig({ HOLDFAST_DB: 'state/postgres.db' }, cwd);
+    expect(config.postgres).toBeUndefined();
+    expect(config.databasePath).toBe(path.join(cwd, 'state', 'postgres.db'));
+    expect(loadConfig({ HOLDFAST_DB: 'postgres' }, cwd).postgres).toBeUndefined();
+  });
+
+  it('refuses a pool size that is not a positive number', () => {
+    expect(refusal({ HOLDFAST_DB: 'postgres://h/db', HOLDFAST_DB_POOL_SIZE: '0' }).issues.join()).toMatch(
+      /HOLDFAST_DB_POOL_SIZE/,
+    );
+  });
+
   it('chooses Socket Mode when an app token is set', () => {
     const config = loadConfig({ SLACK_BOT_TOKEN: botToken, SLACK_APP_TOKEN: appToken }, cwd);
     expect(config.slack).toMatchObject({ type: 'socket', botToken, appToken });

@@ -6,6 +6,7 @@ import { slackToken } from './config-slack-tokens.js';
 import { ConfigError } from './errors.js';
 import type { ConfiguredSecret } from './secrets/index.js';
 import type { SynchronousMode } from './store/open-database.js';
+import { isPostgresUrl } from './store/postgres/postgres-url.js';
 
 /**
  * The only reader of the environment. Everything else receives a typed `Config`; a bad variable stops
@@ -42,8 +43,14 @@ export type ModelConfig =
 export interface Config {
   readonly slack: SlackMode;
   readonly model: ModelConfig;
+  /**
+   * The SQLite file; with PostgreSQL, where the file would be (files kept beside the database, such as the
+   * local workspace's, go in its folder).
+   */
   readonly databasePath: string;
   readonly synchronous: SynchronousMode;
+  /** Set when HOLDFAST_DB is a postgres:// URL: the store is then that server, shared by every replica. */
+  readonly postgres?: { readonly url: string; readonly poolSize: number };
   readonly policyPath?: string;
   readonly approvers: { readonly users: readonly string[]; readonly groups: readonly string[] };
   readonly allowSelfApproval: boolean;
@@ -149,6 +156,7 @@ const envSchema = z.object({
     .optional()
     .transform((value) => (value ?? 'FULL').trim().toUpperCase() || 'FULL')
     .pipe(z.enum(['OFF', 'NORMAL', 'FULL', 'EXTRA'])),
+  HOLDFAST_DB_POOL_SIZE: integer(10, 1, 1_000),
   HOLDFAST_POLICY: optionalText,
   HOLDFAST_APPROVERS: list(
     z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'Slack user ids such as U012ABCDEF'),
@@ -231,8 +239,14 @@ export function loadConfig(
           maxRetries: e.OPENAI_MAX_RETRIES,
         }
       : { type: 'demo' },
-    databasePath: path.resolve(cwd, e.HOLDFAST_DB ?? 'data/holdfast.db'),
+    databasePath: path.resolve(
+      cwd,
+      e.HOLDFAST_DB && !isPostgresUrl(e.HOLDFAST_DB) ? e.HOLDFAST_DB : 'data/holdfast.db',
+    ),
     synchronous: e.HOLDFAST_DB_SYNCHRONOUS,
+    ...(e.HOLDFAST_DB && isPostgresUrl(e.HOLDFAST_DB)
+      ? { postgres: { url: e.HOLDFAST_DB, poolSize: e.HOLDFAST_DB_POOL_SIZE } }
+      : {}),
     policyPath: e.HOLDFAST_POLICY ? path.resolve(cwd, e.HOLDFAST_POLICY) : undefined,
     approvers: { users: e.HOLDFAST_APPROVERS, groups: e.HOLDFAST_APPROVER_GROUPS },
     allowSelfApproval: e.HOLDFAST_ALLOW_SELF_APPROVAL,

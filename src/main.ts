@@ -32,7 +32,7 @@ import {
 import { describeStartupFailure } from './startup/describe-startup-failure.js';
 import { doctorCommand } from './startup/doctor-command.js';
 import { keepServingAfterEscapedFailures } from './startup/keep-serving.js';
-import { openStore } from './startup/open-store.js';
+import { databaseLabel, openStore } from './startup/open-store.js';
 import { describeReport, requireChecks } from './startup/startup-check.js';
 import { startupChecks } from './startup/startup-checks.js';
 import { policyVocabulary } from './tools/index.js';
@@ -120,7 +120,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   );
 
   makeWorkdir(config.workdir);
-  const { store, damage } = await openStore(config, { now, logger });
+  const { store, damage } = await openStore(config, { now, logger, clock: overrides.now });
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
   try {
@@ -227,7 +227,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     await runtime.recover({ expiry: 'background' });
     runtime.startSweep(config.sweepIntervalMs);
     logger.info(
-      { mode: config.slack.type, database: config.databasePath, tools: tools.map((tool) => tool.name) },
+      { mode: config.slack.type, database: databaseLabel(config), tools: tools.map((tool) => tool.name) },
       'holdfast is running',
     );
     return {

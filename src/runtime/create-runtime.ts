@@ -79,6 +79,7 @@ export class Runtime {
   readonly #options: RuntimeOptions;
   #observer: TurnObserver = silentObserver;
   #stopSweep: (() => void) | undefined;
+  readonly #stopNotices: (() => void) | undefined;
   readonly #redact: (text: string) => string;
 
   constructor(options: RuntimeOptions) {
@@ -161,6 +162,17 @@ export class Runtime {
       },
       logger: options.logger,
       maxConcurrentTurns: options.maxConcurrentTurns,
+    });
+    this.#stopNotices = this.#listen();
+  }
+
+  /**
+   * A turn another replica gave back (it shut down) is taken at once instead of at the next sweep: every
+   * replica hears it and tries, and the store lets one claim it.
+   */
+  #listen(): (() => void) | undefined {
+    return this.store.notices?.subscribe((notice) => {
+      if (notice.event === 'released') void this.scheduler.recover(notice.conversationId, notice.turnId);
     });
   }
 
@@ -269,6 +281,7 @@ export class Runtime {
    */
   async shutdown(graceMs = 10_000): Promise<void> {
     this.#stopSweep?.();
+    this.#stopNotices?.();
     await this.scheduler.shutdown(graceMs);
     await this.outbox?.stop(graceMs);
   }

@@ -36,6 +36,10 @@ function databaseWords(error: DatabaseOpenError): string {
   switch (error.code) {
     case 'database_unreadable':
       return `${error.message}. Check that holdfast may read and write the file and its folder, or set HOLDFAST_DB to another file.`;
+    case 'database_unreachable':
+      return `${error.message}. Check the host, port and database name in HOLDFAST_DB, that the server is running and that this machine may connect to it (firewall, sslmode).`;
+    case 'database_auth_failed':
+      return `${error.message}. Check the user and password in HOLDFAST_DB (a password with special characters must be percent-encoded).`;
     case 'database_corrupt':
     case 'database_locked':
     case 'database_too_new':

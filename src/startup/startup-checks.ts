@@ -7,6 +7,7 @@ import { databaseCheck } from './check-database.js';
 import { modelCheck } from './check-model.js';
 import { policyCheck } from './check-policy.js';
 import { portCheck } from './check-port.js';
+import { postgresCheck } from './check-postgres.js';
 import { slackAppTokenCheck, slackBotTokenCheck } from './check-slack.js';
 import { type StartupCheck, skipped } from './startup-check.js';
 
@@ -37,7 +38,9 @@ export interface StartupCheckDeps {
 export function startupChecks(config: Config, deps: StartupCheckDeps): StartupCheck[] {
   const { slack } = config;
   const checks: StartupCheck[] = [
-    databaseCheck({ file: config.databasePath, inspect: deps.inspectDatabase }),
+    config.postgres
+      ? postgresCheck({ url: config.postgres.url })
+      : databaseCheck({ file: config.databasePath, inspect: deps.inspectDatabase }),
   ];
   if (slack.type === 'local') {
     const port = deps.localPort ?? slack.port;

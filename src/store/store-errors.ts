@@ -6,7 +6,9 @@ export abstract class DatabaseOpenError extends HoldfastError {
     | 'database_too_new'
     | 'database_corrupt'
     | 'database_locked'
-    | 'database_unreadable';
+    | 'database_unreadable'
+    | 'database_unreachable'
+    | 'database_auth_failed';
   constructor(
     readonly file: string,
     message: string,
@@ -57,6 +59,22 @@ export class DatabaseUnreadableError extends DatabaseOpenError {
   readonly code = 'database_unreadable';
   constructor(file: string, detail: string, options?: { cause?: unknown }) {
     super(file, `Database ${file} cannot be opened: ${detail}`, options);
+  }
+}
+
+/** The PostgreSQL server named by HOLDFAST_DB could not be reached (or has no such database). */
+export class DatabaseUnreachableError extends DatabaseOpenError {
+  readonly code = 'database_unreachable';
+  constructor(target: string, detail: string, options?: { cause?: unknown }) {
+    super(target, `The PostgreSQL server at ${target} cannot be reached: ${detail}`, options);
+  }
+}
+
+/** The PostgreSQL server refused the user and password in HOLDFAST_DB. */
+export class DatabaseAuthError extends DatabaseOpenError {
+  readonly code = 'database_auth_failed';
+  constructor(target: string, detail: string, options?: { cause?: unknown }) {
+    super(target, `The PostgreSQL server at ${target} refused the credentials: ${detail}`, options);
   }
 }
 

@@ -26,7 +26,25 @@ export interface Store {
   readonly grants: GrantStore;
   readonly audit: AuditStore;
   readonly outbox: OutboxStore;
-  close(): void;
+  /**
+   * Tells this process, as it happens, about work another process gave back. Only a store shared by
+   * several processes on several machines has it; the periodic sweep remains the guarantee either way.
+   */
+  readonly notices?: WorkNotices;
+  /** A store with a connection pool finishes closing asynchronously; await it where that matters. */
+  close(): void | Promise<void>;
+}
+
+export interface WorkNotice {
+  readonly conversationId: string;
+  readonly turnId: string;
+  /** `released`: given back unfinished (a replica shut down); `finished`: completed or failed. */
+  readonly event: 'released' | 'finished';
+}
+
+export interface WorkNotices {
+  /** Calls `listener` for each notice until the returned function is called. */
+  subscribe(listener: (notice: WorkNotice) => void): () => void;
 }
 
 export interface ConversationKey {

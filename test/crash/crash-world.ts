@@ -25,6 +25,7 @@ export const channel = 'C0OPS';
 export interface CrashWorld {
   readonly slack: FakeSlackApi;
   readonly openai: FakeOpenAIServer;
+  /** The SQLite file (unused when the world runs on PostgreSQL). */
   readonly databasePath: string;
   readonly workdir: string;
   /** Starts a holdfast process on the world's database file. */
@@ -89,7 +90,12 @@ export const userTs = () => {
   return `${Math.floor(Date.now() / 1000)}.${String(tsCounter).padStart(6, '0')}`;
 };
 
-export async function startCrashWorld(): Promise<CrashWorld> {
+export interface CrashWorldOptions {
+  /** HOLDFAST_DB for every process: a PostgreSQL URL; by default a SQLite file in the world's folder. */
+  readonly database?: string;
+}
+
+export async function startCrashWorld(options: CrashWorldOptions = {}): Promise<CrashWorld> {
   const dir = tempDir('holdfast-crash-');
   const slack = await startFakeSlackApi();
   onTestFinished(() => slack.close());
@@ -176,7 +182,7 @@ export async function startCrashWorld(): Promise<CrashWorld> {
           OPENAI_API_KEY: openai.apiKey,
           OPENAI_BASE_URL: openai.url,
           OPENAI_MAX_RETRIES: '0',
-          HOLDFAST_DB: databasePath,
+          HOLDFAST_DB: options.database ?? databasePath,
           HOLDFAST_WORKDIR: workdir,
           HOLDFAST_APPROVERS: people.bob,
           HOLDFAST_SHELL_TIMEOUT: '120s',

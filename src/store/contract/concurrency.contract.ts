@@ -5,6 +5,7 @@ import {
   awaitingTurn,
   claimed,
   completeOne,
+  createApproval,
   day,
   leaseA,
   leaseB,
@@ -93,6 +94,30 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
         leaseOwner: winner.claim?.fence.owner,
         leaseToken: 2,
       });
+    });
+
+    it('resume a turn once when its last two requests are decided at the same time', async () => {
+      const { a, b, clock } = await twoProcesses();
+      const started = await startTurn(a);
+      const first = await createApproval(a, started, 'call_1', { createdAt: clock.now() });
+      const second = await createApproval(a, started, 'call_2', { createdAt: clock.now() });
+      await a.turns.suspend(started.fence, { values: {}, children: {} });
+      const results = await Promise.all([
+        a.approvals.resolve(
+          { requestId: first.requestId, decision: 'allowed', decidedBy: 'UA' },
+          { lease: leaseA },
+        ),
+        b.approvals.resolve(
+          { requestId: second.requestId, decision: 'allowed', decidedBy: 'UB' },
+          { lease: leaseB },
+        ),
+      ]);
+      expect(results.map((result) => result.type)).toEqual(['decided', 'decided']);
+      // Whichever decided last saw none left and claimed the turn; neither may leave it waiting.
+      const claims = results.filter((result) => result.type === 'decided' && result.claim);
+      expect(claims).toHaveLength(1);
+      expect(results.filter((result) => result.type === 'decided' && result.turnReady)).toHaveLength(1);
+      expect(await b.turns.get('turn-1')).toMatchObject({ status: 'running', leaseToken: 2 });
     });
 
     it('settle a click racing the expiry sweep one way only', async () => {

@@ -1,6 +1,7 @@
-import { z } from 'zod';
 import { outboxKeys } from '../../outbox/outbox-message.js';
-import type { Approval, ApprovalDecision } from '../records.js';
+import type { Approval } from '../records.js';
+import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
+import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type {
   ApprovalStore,
   CreateApprovalResult,
@@ -12,38 +13,9 @@ import type {
   ResolveOptions,
   ResolveResult,
 } from '../store.js';
-import {
-  parseJsonColumn,
-  prepareFenceCheck,
-  type SqliteContext,
-  writeTransaction,
-} from './sqlite-context.js';
+import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareReadyMark, prepareTurnClaim } from './sqlite-turns.js';
-
-export interface ApprovalRow {
-  request_id: string;
-  conversation_id: string;
-  transcript_id: string;
-  tool_call_id: string;
-  turn_id: string;
-  tool_name: string;
-  permission_type: string;
-  summary: string;
-  details_json: string;
-  args_hash: string;
-  reason: string | null;
-  requested_by: string;
-  required_approvals: number;
-  created_at: number;
-  expires_at: number;
-  resolved_at: number | null;
-  decision: ApprovalDecision | null;
-  decided_by: string | null;
-  always_allow: number;
-}
-
-const detailsSchema = z.object({ arguments: z.unknown() });
 
 /** Reading approval rows as records: the row, its votes and its cards. */
 export function prepareApprovalRows({ db }: SqliteContext) {
@@ -57,30 +29,12 @@ export function prepareApprovalRows({ db }: SqliteContext) {
   const cardsOf = db.prepare<[string], { channel: string; ts: string }>(
     'SELECT channel, ts FROM approval_cards WHERE request_id = ? ORDER BY posted_at, rowid',
   );
-  const toApproval = (row: ApprovalRow): Approval => ({
-    requestId: row.request_id,
-    conversationId: row.conversation_id,
-    transcriptId: row.transcript_id,
-    toolCallId: row.tool_call_id,
-    turnId: row.turn_id,
-    toolName: row.tool_name,
-    permissionType: row.permission_type,
-    summary: row.summary,
-    arguments: parseJsonColumn(detailsSchema, row.details_json, { table: 'approvals', key: row.request_id })
-      .arguments,
-    argsHash: row.args_hash,
-    reason: row.reason,
-    requestedBy: row.requested_by,
-    requiredApprovals: row.required_approvals,
-    approvedBy: votesFor.all(row.request_id).map((v) => v.user_id),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    resolvedAt: row.resolved_at,
-    decision: row.decision,
-    decidedBy: row.decided_by,
-    always: row.always_allow === 1,
-    cards: cardsOf.all(row.request_id),
-  });
+  const toApproval = (row: ApprovalRow): Approval =>
+    approvalOf(
+      row,
+      votesFor.all(row.request_id).map((v) => v.user_id),
+      cardsOf.all(row.request_id),
+    );
   return { byId, byCall, toApproval };
 }
 
@@ -245,7 +199,8 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       // The clicked message is a card of this request whatever the outcome: its ts may never have been
       // recorded (the process died right after posting it), and it must be rewritten with the others.
       if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
-      if (row.decision !== null) return { type: 'already-decided', approval: toApproval(row) };
+      const gate = gateDecision({ decision: row.decision, expiresAt: row.expires_at }, at);
+      if (gate.type === 'already-decided') return { type: 'already-decided', approval: toApproval(row) };
       const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
       // The decision that completes a turn's set also claims it for resume, in the same commit.
       const claimIfReady = (ready: boolean) => {
@@ -253,7 +208,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
         const claim = claimTurn(row.turn_id, lease);
         return claim.type === 'claimed' ? claim : undefined;
       };
-      if (at >= row.expires_at) {
+      if (gate.type === 'expire') {
         expire(row, at, deliverAs);
         const ready = turnReady();
         return {
@@ -263,33 +218,32 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
           claim: claimIfReady(ready),
         };
       }
-      if (input.decision === 'allowed') {
-        const counted = vote.run(row.request_id, input.decidedBy, at).changes === 1;
-        const votes = votesFor.all(row.request_id).length;
-        if (!counted && votes < row.required_approvals)
-          return { type: 'already-voted', approval: toApproval(row) };
-        if (votes < row.required_approvals) {
-          record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
-          rewriteCards(row, `votes-${votes}`, at, deliverAs);
-          return {
-            type: 'vote-recorded',
-            approval: reload(row.request_id),
-            remaining: row.required_approvals - votes,
-          };
-        }
+      const counted =
+        input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
+      const tally = tallyDecision(input, {
+        counted,
+        total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
+        required: row.required_approvals,
+      });
+      if (tally.type === 'already-voted') return { type: 'already-voted', approval: toApproval(row) };
+      if (tally.type === 'vote-recorded') {
+        const { votes, remaining } = tally;
+        record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
+        rewriteCards(row, `votes-${votes}`, at, deliverAs);
+        return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
       }
-      const always = input.decision === 'allowed' && input.always === true;
+      const always = tally.always;
       const changed = decide.run({
         requestId: row.request_id,
-        decision: input.decision,
+        decision: tally.decision,
         decidedBy: input.decidedBy,
         now: at,
         always: always ? 1 : 0,
       });
       if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
       markReady(row.turn_id, at);
-      record(row, input.decidedBy, `approval.${input.decision}`, { always }, at);
-      rewriteCards(row, input.decision, at, deliverAs);
+      record(row, input.decidedBy, `approval.${tally.decision}`, { always }, at);
+      rewriteCards(row, tally.decision, at, deliverAs);
       if (always) {
         const granted = insertGrant.run({
           scopeId: row.conversation_id,

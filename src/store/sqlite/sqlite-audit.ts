@@ -1,19 +1,6 @@
-import { z } from 'zod';
-import type { AuditEvent, AuditKind } from '../records.js';
+import { type AuditRow, toAuditEvent } from '../row-mappers.js';
 import type { AuditStore, NewAuditEvent } from '../store.js';
-import { parseJsonColumn, type SqliteContext, writeTransaction } from './sqlite-context.js';
-
-interface AuditRow {
-  id: number;
-  at: number;
-  actor: string;
-  kind: AuditKind;
-  approval_id: string | null;
-  conversation_id: string | null;
-  data_json: string;
-}
-
-const dataSchema = z.record(z.string(), z.unknown());
+import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
   const insert = db.prepare(
@@ -47,17 +34,7 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
         conversationId: filter.conversationId ?? null,
         limit: filter.limit ?? 1_000,
       });
-      return rows.map(
-        (row): AuditEvent => ({
-          id: row.id,
-          at: row.at,
-          actor: row.actor,
-          kind: row.kind,
-          approvalId: row.approval_id,
-          conversationId: row.conversation_id,
-          data: parseJsonColumn(dataSchema, row.data_json, { table: 'audit_events', key: String(row.id) }),
-        }),
-      );
+      return rows.map(toAuditEvent);
     },
   };
 }

@@ -1,15 +1,11 @@
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
 import { sqliteCode } from '../open-database.js';
 import type { Fence } from '../store.js';
-import {
-  LeaseLostError,
-  StoreBusyError,
-  StoredRowInvalidError,
-  StoreUnavailableError,
-} from '../store-errors.js';
+import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
 import { deferredWritesOf } from './deferred-writes.js';
 import { batcherOf } from './write-batcher.js';
+
+export { parseJsonColumn } from '../row-mappers.js';
 
 export interface SqliteContext {
   readonly db: Database.Database;
@@ -88,27 +84,6 @@ export function translateBusy<Result>(work: () => Result): Result {
 }
 
 const unavailable = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_CORRUPT'];
-
-/** Parses a JSON column with its schema; a bad row is an error naming the row, never a silent default. */
-export function parseJsonColumn<Schema extends z.ZodType>(
-  schema: Schema,
-  text: string,
-  where: { table: string; key: string },
-): z.output<Schema> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new StoredRowInvalidError(
-      where.table,
-      where.key,
-      error instanceof Error ? error.message : 'bad JSON',
-    );
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new StoredRowInvalidError(where.table, where.key, z.prettifyError(parsed.error));
-  return parsed.data;
-}
 
 /**
  * The fence every write made for a turn passes first, inside its transaction: the turn must still be

@@ -1,26 +1,7 @@
-import type { Grant, GrantScope } from '../records.js';
+import type { Grant } from '../records.js';
+import { type GrantRow, toGrant } from '../row-mappers.js';
 import type { GrantStore, NewGrant } from '../store.js';
 import { type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
-
-interface GrantRow {
-  id: number;
-  scope: GrantScope;
-  scope_id: string;
-  tool_name: string;
-  created_by: string;
-  created_at: number;
-  source_request_id: string | null;
-}
-
-const toGrant = (row: GrantRow): Grant => ({
-  id: row.id,
-  scope: row.scope,
-  scopeId: row.scope_id,
-  toolName: row.tool_name,
-  createdBy: row.created_by,
-  createdAt: row.created_at,
-  sourceRequestId: row.source_request_id,
-});
 
 /** Always-allow grants are rows, never process memory: they must survive a restart. */
 export function createSqliteGrants({ db, now }: SqliteContext): GrantStore {

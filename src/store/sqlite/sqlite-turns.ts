@@ -1,6 +1,14 @@
 import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
-import type { Approval, Conversation, Turn, TurnStatus } from '../records.js';
+import type { Approval } from '../records.js';
+import {
+  type ConversationRow,
+  parseJsonColumn,
+  type TurnRow,
+  toConversation,
+  toolCallsSchema,
+  toTurn,
+} from '../row-mappers.js';
 import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
 import { decideClaim } from '../rules/claim-turn.js';
 import { nextCallToRun } from '../rules/next-call.js';
@@ -18,74 +26,9 @@ import type {
   TurnStore,
 } from '../store.js';
 import { prepareApprovalCreate } from './sqlite-approvals.js';
-import {
-  parseJsonColumn,
-  prepareFenceCheck,
-  type SqliteContext,
-  writeTransaction,
-} from './sqlite-context.js';
+import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
-import { prepareMessageAppend, toolCallsSchema } from './sqlite-transcript.js';
-
-export interface TurnRow {
-  seq: number;
-  id: string;
-  conversation_id: string;
-  status: TurnStatus;
-  trigger_key: string;
-  trigger_ts: string;
-  requested_by: string;
-  input_text: string;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  lease_token: number;
-  attempts: number;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface ConversationRow {
-  id: string;
-  team_id: string;
-  channel_id: string;
-  thread_ts: string;
-  kv_json: string;
-  created_at: number;
-}
-
-export function toTurn(row: TurnRow): Turn {
-  return {
-    id: row.id,
-    seq: row.seq,
-    conversationId: row.conversation_id,
-    status: row.status,
-    triggerKey: row.trigger_key,
-    triggerTs: row.trigger_ts,
-    requestedBy: row.requested_by,
-    inputText: row.input_text,
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: row.lease_expires_at,
-    leaseToken: row.lease_token,
-    attempts: row.attempts,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toConversation(row: ConversationRow): Conversation {
-  return {
-    id: row.id,
-    teamId: row.team_id,
-    channelId: row.channel_id,
-    threadTs: row.thread_ts,
-    kv: parseJsonColumn(kvSnapshotSchema, row.kv_json, { table: 'conversations', key: row.id }),
-    createdAt: row.created_at,
-  };
-}
+import { prepareMessageAppend } from './sqlite-transcript.js';
 
 export function createSqliteConversations({ db }: SqliteContext): ConversationStore {
   const select = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE id = ?');

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { onTestFinished } from 'vitest';
 import { z } from 'zod';
 import type { ChatMessage, ChatModel } from '../../../src/agent/chat-model.js';
@@ -63,13 +63,41 @@ export interface CoreHarnessOptions {
   readonly admission?: { readonly perThread: number; readonly perUser: number };
 }
 
+/**
+ * The database a harness runs on: SQLite on a file, or PostgreSQL on a schema of the test server. Flow
+ * tests that must hold on both are written once against this.
+ */
+export interface CoreEngine {
+  /** A store on this test's database: the same data every time it is called (a restart). */
+  open(clock: () => number): Store | Promise<Store>;
+  /** Rows as another connection sees them (what is committed), for tests that look under the port. */
+  rows<Row>(sql: string): Promise<Row[]>;
+}
+
+/** SQLite on a fresh file for the current test. */
+export function sqliteEngine(): CoreEngine & { readonly file: string } {
+  const file = tempDir('holdfast-core-').file('holdfast.db');
+  return {
+    file,
+    open: (clock) => createSqliteStore(openDatabase(file), { now: clock }),
+    async rows<Row>(sql: string) {
+      const reader = new Database(file, { readonly: true });
+      try {
+        return reader.prepare(sql).all() as Row[];
+      } finally {
+        reader.close();
+      }
+    },
+  };
+}
+
 export interface CoreHarness {
-  readonly file: string;
   readonly clock: TestClock;
   readonly log: TestLogger;
   readonly runtime: Runtime;
   readonly store: Store;
-  readonly db: Database.Database;
+  /** Rows as another connection sees them. */
+  rows<Row>(sql: string): Promise<Row[]>;
   /** The next turn outcome the runtime reports (buffered: it may have happened already). */
   nextOutcome(): Promise<TurnOutcome>;
   /** A user message in a thread of the test channel; `ts` is the message ts (default: the thread ts). */
@@ -83,16 +111,56 @@ export interface CoreHarness {
    * A process death: the database closes under whatever is still running, with no shutdown and no lease
    * release, and a new process is built from the file. The lease the dead process held is left to expire.
    */
-  crash(next: { model: ChatModel; tools?: readonly Tool[] }): void;
+  crash(next: { model: ChatModel; tools?: readonly Tool[] }): Promise<void>;
+}
+
+/** The harness on SQLite, with the file and its connection for tests that only SQLite has. */
+export interface SqliteCoreHarness extends CoreHarness {
+  readonly file: string;
+  readonly db: Database.Database;
 }
 
 export function threadId(threadTs: string): string {
   return conversationId(thread(threadTs));
 }
 
-export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
-  const file = tempDir('holdfast-core-').file('holdfast.db');
+export function startCoreHarness(options: CoreHarnessOptions): SqliteCoreHarness {
+  const engine = sqliteEngine();
+  let db: Database.Database | undefined;
+  const harness = createHarness(
+    {
+      open: (clock) => {
+        db = openDatabase(engine.file);
+        return createSqliteStore(db, { now: clock });
+      },
+      rows: engine.rows,
+    },
+    options,
+    (open) => open() as Store,
+  );
+  // A getter, not a copy: a crash or reopen opens a new connection.
+  return Object.defineProperties(harness, {
+    file: { value: engine.file },
+    db: { get: () => db },
+  }) as SqliteCoreHarness;
+}
+
+/** The harness on any engine; the store opens asynchronously (PostgreSQL). */
+export async function startCoreHarnessOn(
+  engine: CoreEngine,
+  options: CoreHarnessOptions,
+): Promise<CoreHarness> {
   const clock = createTestClock();
+  const first = await engine.open(clock.now);
+  return createHarness(engine, options, () => first, clock);
+}
+
+function createHarness(
+  engine: CoreEngine,
+  options: CoreHarnessOptions,
+  firstStore: (open: () => Store | Promise<Store>) => Store,
+  clock: TestClock = createTestClock(),
+): CoreHarness {
   const log = createTestLogger();
   const outcomes: TurnOutcome[] = [];
   const waiters: Array<(outcome: TurnOutcome) => void> = [];
@@ -102,9 +170,7 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
     else outcomes.push(outcome);
   };
 
-  const build = (model: ChatModel, tools: readonly Tool[]) => {
-    const db = openDatabase(file);
-    const store = createSqliteStore(db, { now: clock.now });
+  const build = (store: Store, model: ChatModel, tools: readonly Tool[]) => {
     const runtime = new Runtime({
       store,
       model,
@@ -119,19 +185,22 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
       admission: options.admission,
     });
     runtime.observe({ ...silentObserver, turnSettled: async (outcome) => report(outcome) });
-    return { db, store, runtime };
+    return { store, runtime };
   };
 
-  let current = build(options.model, options.tools);
+  let current = build(
+    firstStore(() => engine.open(clock.now)),
+    options.model,
+    options.tools,
+  );
   let tools = options.tools;
   const stop = async () => {
     await current.runtime.shutdown(1_000);
-    current.store.close();
+    await current.store.close();
   };
   onTestFinished(stop);
 
   return {
-    file,
     clock,
     log,
     get runtime() {
@@ -140,9 +209,7 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
     get store() {
       return current.store;
     },
-    get db() {
-      return current.db;
-    },
+    rows: (sql) => engine.rows(sql),
     nextOutcome() {
       const ready = outcomes.shift();
       if (ready) return Promise.resolve(ready);
@@ -179,12 +246,20 @@ export function startCoreHarness(options: CoreHarnessOptions): CoreHarness {
     async reopen(next) {
       await stop();
       tools = next.tools ?? tools;
-      current = build(next.model, tools);
+      current = build(await engine.open(clock.now), next.model, tools);
     },
     crash(next) {
-      current.store.close();
+      // Synchronous on SQLite up to the new process, so a test need not await it there.
+      const closed = current.store.close();
       tools = next.tools ?? tools;
-      current = build(next.model, tools);
+      const opened = engine.open(clock.now);
+      if (!(opened instanceof Promise) && !(closed instanceof Promise)) {
+        current = build(opened, next.model, tools);
+        return Promise.resolve();
+      }
+      return Promise.all([closed, opened]).then(([, store]) => {
+        current = build(store, next.model, tools);
+      });
     },
   };
 }

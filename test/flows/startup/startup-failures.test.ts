@@ -159,4 +159,25 @@ describe('start-up, on a first install with things wrong', () => {
     ]);
     expect(run.stderr).not.toMatch(stackLine);
   });
+
+  it('names HOLDFAST_DB when its PostgreSQL server cannot be reached, and never shows the password', async () => {
+    const dir = tempDir('holdfast-startup-');
+    const nothingListens = await freePort();
+    const password = 'pg-password-never-shown-42';
+
+    const run = await runToEnd({
+      env: {
+        PORT: '0',
+        HOLDFAST_DB: `postgres://holdfast:${password}@127.0.0.1:${nothingListens}/holdfast`,
+        HOLDFAST_WORKDIR: dir.file('work'),
+      },
+    });
+
+    expect(run.code).toBe(1);
+    expect(problemLines(run.stderr)).toEqual([
+      `database: HOLDFAST_DB: cannot reach the PostgreSQL server at 127.0.0.1:${nothingListens}/holdfast (ECONNREFUSED). Check the host and port in HOLDFAST_DB, that the server is running, and that this machine may connect to it (firewall, security group).`,
+    ]);
+    expect(run.stderr + run.stdout).not.toContain(password);
+    expect(run.stderr).not.toMatch(stackLine);
+  });
 });

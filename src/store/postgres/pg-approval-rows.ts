@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { Approval } from '../records.js';
+import { type ApprovalRow, toApproval } from '../row-mappers.js';
+import type { CreateApprovalResult, NewApproval } from '../store.js';
+import type { Tx } from './pg-context.js';
+
+/** An approval row with its votes and cards, read in one statement. */
+export const approvalSelect = `
+  SELECT a.*,
+    coalesce((SELECT json_agg(v.user_id ORDER BY v.at, v.seq) FROM approval_votes v
+              WHERE v.request_id = a.request_id), '[]'::json) AS votes,
+    coalesce((SELECT json_agg(json_build_object('channel', c.channel, 'ts', c.ts) ORDER BY c.posted_at, c.seq)
+              FROM approval_cards c WHERE c.request_id = a.request_id), '[]'::json) AS cards
+  FROM approvals a`;
+
+export interface ApprovalRowWithParts extends ApprovalRow {
+  votes: unknown;
+  cards: unknown;
+}
+
+const votesSchema = z.array(z.string());
+const cardsSchema = z.array(z.object({ channel: z.string(), ts: z.string() }));
+
+export function toPgApproval(row: ApprovalRowWithParts): Approval {
+  return toApproval(row, votesSchema.parse(row.votes), cardsSchema.parse(row.cards));
+}
+
+export async function approvalInside(tx: Tx, requestId: string): Promise<Approval> {
+  const row = await tx.one<ApprovalRowWithParts>(`${approvalSelect} WHERE a.request_id = $1`, [requestId]);
+  if (!row) throw new Error(`approval ${requestId} vanished inside its own transaction`);
+  return toPgApproval(row);
+}
+
+/**
+ * Creates a pending row inside a caller's transaction (the approval store's own `create`, or a turn's
+ * suspension). An existing row for the same call is returned untouched.
+ */
+export async function createApprovalInside(tx: Tx, approval: NewApproval): Promise<CreateApprovalResult> {
+  const inserted = await tx.one<{ request_id: string }>(
+    `INSERT INTO approvals (request_id, conversation_id, transcript_id, tool_call_id, turn_id, tool_name,
+       permission_type, summary, details_json, args_hash, reason, requested_by, required_approvals, created_at,
+       expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (transcript_id, tool_call_id) DO NOTHING
+     RETURNING request_id`,
+    [
+      approval.requestId,
+      approval.conversationId,
+      approval.transcriptId,
+      approval.toolCallId,
+      approval.turnId,
+      approval.toolName,
+      approval.permissionType,
+      approval.summary,
+      JSON.stringify({ arguments: approval.arguments }),
+      approval.argsHash,
+      approval.reason,
+      approval.requestedBy,
+      approval.requiredApprovals,
+      tx.now,
+      approval.expiresAt,
+    ],
+  );
+  if (!inserted) {
+    const existing = await tx.one<ApprovalRowWithParts>(
+      `${approvalSelect} WHERE a.transcript_id = $1 AND a.tool_call_id = $2`,
+      [approval.transcriptId, approval.toolCallId],
+    );
+    if (!existing) throw new Error('approval conflict without a row');
+    return { type: 'exists', approval: toPgApproval(existing) };
+  }
+  await tx.run(
+    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
+     VALUES ($1, $2, 'approval.requested', $3, $4, $5)`,
+    [
+      tx.now,
+      approval.requestedBy,
+      approval.requestId,
+      approval.conversationId,
+      JSON.stringify({ tool: approval.toolName, summary: approval.summary }),
+    ],
+  );
+  return { type: 'created', approval: await approvalInside(tx, approval.requestId) };
+}

@@ -1,0 +1,239 @@
+import type { Pool, PoolClient } from 'pg';
+import type { Fence } from '../store.js';
+import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
+
+export interface PgContext {
+  readonly pool: Pool;
+  /**
+   * The clock leases, expiry and timestamps follow. Undefined in production: every transaction then reads
+   * the database server's clock, so replicas on machines whose clocks drift still agree on who holds what.
+   * Tests pass their fake clock.
+   */
+  readonly clock?: () => number;
+  /** Called after each commit of a write transaction (the benchmark counts them). */
+  readonly onCommit?: () => void;
+}
+
+/** One transaction's connection, with the moment it runs at. */
+export interface Tx {
+  readonly now: number;
+  rows<Row>(text: string, values?: readonly unknown[]): Promise<Row[]>;
+  one<Row>(text: string, values?: readonly unknown[]): Promise<Row | undefined>;
+  /** Rows the statement changed. */
+  run(text: string, values?: readonly unknown[]): Promise<number>;
+  /**
+   * Serialises this transaction with every other one that touches the same thread, until it ends. Every
+   * decision that reads the thread's other turns or requests (claims, decisions, suspension) takes it
+   * first, so two replicas never both read "one request left" or "the thread is idle".
+   */
+  lockConversation(conversationId: string): Promise<void>;
+  /** The same lock if nobody holds it; false at once otherwise (a sweep skips a thread in use). */
+  tryLockConversation(conversationId: string): Promise<boolean>;
+  /** Tells listening replicas once the transaction commits (and only if it does). */
+  notify(channel: string, payload: string): Promise<void>;
+}
+
+const nowSql = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** Deadlocks and serialisation failures are retried whole: nothing of the failed attempt was kept. */
+const retriedCodes = new Set(['40P01', '40001']);
+const maxAttempts = 4;
+
+export async function transaction<Result>(
+  context: PgContext,
+  work: (tx: Tx) => Promise<Result>,
+): Promise<Result> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await attemptTransaction(context, work);
+    } catch (error) {
+      if (attempt < maxAttempts && retriedCodes.has(pgCode(error) ?? '')) continue;
+      throw translatePgError(error);
+    }
+  }
+}
+
+async function attemptTransaction<Result>(
+  context: PgContext,
+  work: (tx: Tx) => Promise<Result>,
+): Promise<Result> {
+  const client = await connect(context.pool);
+  let broken: Error | undefined;
+  // A connection lost mid-transaction (a failover, a server restart) is emitted as an event as well as
+  // failing the query; unheard, that event would end the process.
+  const lost = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', lost);
+  try {
+    let now: number;
+    if (context.clock) {
+      await client.query('BEGIN');
+      now = context.clock();
+    } else {
+      // One round trip: the simple protocol runs both statements and answers with both results.
+      const results = (await client.query(`BEGIN; SELECT ${nowSql} AS now`)) as unknown as Array<{
+        rows: Array<{ now: number }>;
+      }>;
+      now = Number(results[1]?.rows[0]?.now);
+    }
+    const result = await work(txOn(client, now));
+    await client.query('COMMIT');
+    context.onCommit?.();
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    }
+    throw error;
+  } finally {
+    client.off('error', lost);
+    client.release(broken);
+  }
+}
+
+function txOn(client: PoolClient, now: number): Tx {
+  return {
+    now,
+    async rows<Row>(text: string, values: readonly unknown[] = []) {
+      return (await client.query(text, values as unknown[])).rows as Row[];
+    },
+    async one<Row>(text: string, values: readonly unknown[] = []) {
+      return (await client.query(text, values as unknown[])).rows[0] as Row | undefined;
+    },
+    async run(text, values = []) {
+      return (await client.query(text, values as unknown[])).rowCount ?? 0;
+    },
+    async lockConversation(conversationId) {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [conversationId]);
+    },
+    async tryLockConversation(conversationId) {
+      const result = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+        [conversationId],
+      );
+      return result.rows[0]?.locked === true;
+    },
+    async notify(channel, payload) {
+      await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+  };
+}
+
+/** A read outside any transaction: one statement, its own snapshot. */
+export async function read<Row>(
+  context: PgContext,
+  text: string,
+  values: readonly unknown[] = [],
+): Promise<Row[]> {
+  try {
+    return (await context.pool.query(text, values as unknown[])).rows as Row[];
+  } catch (error) {
+    throw translatePgError(error);
+  }
+}
+
+/**
+ * A write that is one statement, committed on its own: a third of the round trips of a transaction.
+ * `now` is the SQL for the moment it runs at (the server's clock, or the test clock as a literal); the
+ * statement carries its guards in its WHERE clause like every other write.
+ */
+export async function autocommit<Row>(
+  context: PgContext,
+  build: (now: string) => { readonly text: string; readonly values: readonly unknown[] },
+): Promise<{ rows: Row[]; changed: number }> {
+  const now = context.clock ? `${Math.trunc(context.clock())}::bigint` : statementNowSql;
+  const { text, values } = build(now);
+  try {
+    const result = await context.pool.query(text, values as unknown[]);
+    context.onCommit?.();
+    return { rows: result.rows as Row[], changed: result.rowCount ?? 0 };
+  } catch (error) {
+    throw translatePgError(error);
+  }
+}
+
+/** The statement's own start: the same value however often a statement reads it. */
+const statementNowSql = `(extract(epoch from statement_timestamp()) * 1000)::bigint`;
+
+/** The current time as this store counts it, for reads that compare against it. */
+export async function currentTime(context: PgContext): Promise<number> {
+  if (context.clock) return context.clock();
+  const [row] = await read<{ now: number }>(context, `SELECT ${nowSql} AS now`);
+  return Number(row?.now);
+}
+
+async function connect(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw translatePgError(error);
+  }
+}
+
+/**
+ * The fence every write made for a turn passes first. `FOR NO KEY UPDATE` locks the turn's row until
+ * commit: a takeover waits for this write to finish and a write that waits for a takeover sees the new
+ * token, so a process that lost the turn changes nothing (invariant 6). Rows that merely reference the
+ * turn (its messages) are not held up. Returns the turn's conversation.
+ */
+export async function checkFence(tx: Tx, fence: Fence): Promise<string> {
+  const row = await tx.one<{
+    conversation_id: string;
+    status: string;
+    lease_owner: string | null;
+    lease_token: number;
+  }>('SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR NO KEY UPDATE', [
+    fence.turnId,
+  ]);
+  if (row?.status !== 'running' || row.lease_owner !== fence.owner || row.lease_token !== fence.token) {
+    throw new LeaseLostError(fence.turnId);
+  }
+  return row.conversation_id;
+}
+
+export function pgCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Network-level failures: the server is gone, restarting, or was never reachable. */
+const connectionCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * Server faults become the same typed errors the SQLite store throws, so callers tell people and retry the
+ * same way: a lock or statement timeout is busy; a lost connection, a server shutting down, a full disk or
+ * a read-only server is unavailable. Nothing was committed when one of these is thrown.
+ */
+export function translatePgError(error: unknown): unknown {
+  if (error instanceof StoreBusyError || error instanceof StoreUnavailableError) return error;
+  const code = pgCode(error);
+  if (code === undefined) {
+    if (error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)) {
+      return new StoreUnavailableError('connection_lost', { cause: error });
+    }
+    return error;
+  }
+  if (code === '55P03' || code === '57014' || retriedCodes.has(code)) {
+    return new StoreBusyError('The database stayed locked too long; nothing was written.', { cause: error });
+  }
+  if (
+    connectionCodes.has(code) ||
+    code.startsWith('08') ||
+    code.startsWith('53') ||
+    code.startsWith('57P') ||
+    code === '25006'
+  ) {
+    return new StoreUnavailableError(code, { cause: error });
+  }
+  return error;
+}

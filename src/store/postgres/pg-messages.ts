@@ -1,0 +1,31 @@
+import type { ChatMessage } from '../../agent/chat-model.js';
+import type { StoredMessage } from '../records.js';
+import { messageColumns, rootConversationOf } from '../row-mappers.js';
+import type { Tx } from './pg-context.js';
+
+/** Appends a message inside a caller's transaction; returns it as stored. */
+export async function appendInside(
+  tx: Tx,
+  turnId: string,
+  transcriptId: string,
+  message: ChatMessage,
+): Promise<StoredMessage> {
+  const columns = messageColumns(message);
+  const row = await tx.one<{ seq: number }>(
+    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_calls_json, tool_call_id,
+       created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     RETURNING seq`,
+    [
+      rootConversationOf(transcriptId),
+      transcriptId,
+      turnId,
+      columns.role,
+      columns.content,
+      columns.toolCalls,
+      columns.toolCallId,
+      tx.now,
+    ],
+  );
+  return { seq: Number(row?.seq), transcriptId, turnId, message };
+}

@@ -1,0 +1,39 @@
+import type { NewOutboxEntry } from '../../outbox/outbox-message.js';
+import type { Lease } from '../store.js';
+import type { Tx } from './pg-context.js';
+
+/**
+ * Writes outbox rows inside a caller's transaction: the effect commits with the state change that causes
+ * it, or not at all. A key already written is left alone (ON CONFLICT DO NOTHING), so a retried state
+ * change, or the same change racing on two replicas, posts nothing twice.
+ */
+export async function writeOutbox(
+  tx: Tx,
+  entries: readonly NewOutboxEntry[],
+  deliverAs?: Lease,
+): Promise<number[]> {
+  const ids: number[] = [];
+  for (const entry of entries) {
+    const row = await tx.one<{ id: number }>(
+      `INSERT INTO outbox (key, conversation_id, turn_id, request_id, message_json, next_attempt_at, created_at,
+         claim_owner, claim_token, claim_expires_at, attempts)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10)
+       ON CONFLICT (key) DO NOTHING
+       RETURNING id`,
+      [
+        entry.key,
+        entry.conversationId,
+        entry.turnId ?? null,
+        entry.requestId ?? null,
+        JSON.stringify(entry.message),
+        tx.now,
+        deliverAs?.owner ?? null,
+        deliverAs ? 1 : 0,
+        deliverAs ? tx.now + deliverAs.durationMs : null,
+        deliverAs ? 1 : 0,
+      ],
+    );
+    if (row) ids.push(row.id);
+  }
+  return ids;
+}
