@@ -8,6 +8,7 @@ import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
 import { emptyPolicy } from './approvals/policy.js';
 import { withApprovers, withEnvironmentApprovers } from './approvals/with-approvers.js';
+import { auditCommand } from './audit/audit-command.js';
 import { type Config, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { openLocalWorkspace } from './local/open-local-workspace.js';
@@ -247,8 +248,15 @@ async function main(): Promise<void> {
     process.exitCode = await doctorCommand(process.env, process.cwd());
     return;
   }
+  if (command === 'audit') {
+    const io = { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
+    process.exitCode = await auditCommand(process.argv.slice(3), io);
+    return;
+  }
   if (command !== undefined) {
-    process.stderr.write(`holdfast: unknown command "${command}". Usage: holdfast [doctor]\n`);
+    process.stderr.write(
+      `holdfast: unknown command "${command}". Usage: holdfast [doctor | audit export|verify]\n`,
+    );
     process.exit(2);
   }
   let holdfast: Holdfast;

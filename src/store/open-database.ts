@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrations as allMigrations, latestSchemaVersion, type Migration } from './migrations.js';
+import { registerAuditHash } from './sqlite/audit-chain-function.js';
 import {
   DatabaseCorruptError,
   DatabaseLockedError,
@@ -47,6 +48,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     // Table rebuilds in migrations must not trip foreign keys half way; they are checked afterwards.
     db.pragma('foreign_keys = OFF');
     checkPages(db, file);
+    registerAuditHash(db);
     migrate(db, file, migrations);
     db.pragma('foreign_keys = ON');
     return db;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AuditEvent, AuditKind } from '../records.js';
 import type { AuditStore, NewAuditEvent } from '../store.js';
+import { StoredRowInvalidError } from '../store-errors.js';
 import { parseJsonColumn, type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 interface AuditRow {
@@ -11,22 +12,33 @@ interface AuditRow {
   approval_id: string | null;
   conversation_id: string | null;
   data_json: string;
+  previous_hash: string | null;
+  hash: string | null;
 }
 
 const dataSchema = z.record(z.string(), z.unknown());
 
 export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
+  // Rows are chained by the trigger of schema 4 (see migrations.ts), whichever statement inserts them.
   const insert = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
      VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
   );
   const select = db.prepare<
-    { approvalId: string | null; conversationId: string | null; limit: number },
+    {
+      approvalId: string | null;
+      conversationId: string | null;
+      afterId: number;
+      since: number | null;
+      limit: number;
+    },
     AuditRow
   >(
     `SELECT * FROM audit_events
-     WHERE (@approvalId IS NULL OR approval_id = @approvalId)
+     WHERE id > @afterId
+       AND (@approvalId IS NULL OR approval_id = @approvalId)
        AND (@conversationId IS NULL OR conversation_id = @conversationId)
+       AND (@since IS NULL OR at >= @since)
      ORDER BY id LIMIT @limit`,
   );
   const record = writeTransaction(db, (event: NewAuditEvent) => {
@@ -45,19 +57,25 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
       const rows = select.all({
         approvalId: filter.approvalId ?? null,
         conversationId: filter.conversationId ?? null,
+        afterId: filter.afterId ?? 0,
+        since: filter.since ?? null,
         limit: filter.limit ?? 1_000,
       });
-      return rows.map(
-        (row): AuditEvent => ({
+      return rows.map((row): AuditEvent => {
+        const where = { table: 'audit_events', key: String(row.id) };
+        if (row.hash === null) throw new StoredRowInvalidError(where.table, where.key, 'the row has no hash');
+        return {
           id: row.id,
           at: row.at,
           actor: row.actor,
           kind: row.kind,
           approvalId: row.approval_id,
           conversationId: row.conversation_id,
-          data: parseJsonColumn(dataSchema, row.data_json, { table: 'audit_events', key: String(row.id) }),
-        }),
-      );
+          data: parseJsonColumn(dataSchema, row.data_json, where),
+          previousHash: row.previous_hash,
+          hash: row.hash,
+        };
+      });
     },
   };
 }
