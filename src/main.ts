@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import type { ChatModel } from './agent/chat-model.js';
 import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
@@ -13,6 +14,9 @@ import { type Config, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { openLocalWorkspace } from './local/open-local-workspace.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
+import { createOps } from './ops/create-ops.js';
+import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
+import { createReadiness } from './ops/readiness.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
@@ -59,6 +63,8 @@ export interface HoldfastOverrides {
   readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
   /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
   readonly workingAfterMs?: number;
+  /** Where the app's metrics are registered (a new registry when not given). */
+  readonly metricsRegistry?: Registry;
 }
 
 export interface Holdfast {
@@ -69,6 +75,10 @@ export interface Holdfast {
   readonly eventsUrl?: string;
   /** Local mode: the browser page, with the token that signs a browser in. */
   readonly localUrl?: string;
+  /** The health, readiness and metrics listener, when one runs (Socket Mode, HOLDFAST_HEALTH_PORT). */
+  readonly opsUrl?: string;
+  /** This app's Prometheus metrics. */
+  readonly metrics: Registry;
   stop(): Promise<void>;
 }
 
@@ -115,11 +125,14 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   );
 
   makeWorkdir(config.workdir);
-  const store = await openStore(config, { now, logger });
+  const registry = overrides.metricsRegistry ?? new Registry();
+  // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
+  const ops = createOps({ registry, store: await openStore(config, { now, logger }), logger, now });
+  const store = ops.store;
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
   try {
-    const model = overrides.model ?? buildModel(config, openai, logger);
+    const model = ops.model(overrides.model ?? buildModel(config, openai, logger));
 
     let slackConfig = config.slack;
     let workspace: LocalWorkspace | undefined;
@@ -150,14 +163,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const client = new WebClient(mode.botToken, {
       slackApiUrl: mode.apiUrl,
       logger: slackLogger,
-      retryConfig: { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 },
+      retryConfig: ops.slackRetries({ retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 }),
     });
+    ops.watchSlackClient(client);
     const identity = await client.auth.test();
     if (!identity.user_id)
       throw new ConfigError('auth.test did not return the bot user id; check SLACK_BOT_TOKEN');
-    const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now });
-
-    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }), redact });
     // The outbox retries on its own schedule: its client neither retries nor sleeps on a 429, and gives
     // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
     const deliveryClient = new WebClient(mode.botToken, {
@@ -167,11 +178,32 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       rejectRateLimitedCalls: true,
       timeout: 20_000,
     });
+    ops.watchSlackClient(deliveryClient);
+    const endpoints = {
+      registry,
+      readiness: createReadiness({
+        checks: [
+          { name: 'database', check: () => store.waiting() },
+          // Without retries: a probe wants the answer now, not after a backoff.
+          { name: 'slack', check: () => deliveryClient.auth.test() },
+        ],
+        now,
+      }),
+    };
+    const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now, routes: opsRoutes(endpoints) });
+
+    const slack = createSlackWebApi({
+      client,
+      logger: logger.child({ component: 'slack-api' }),
+      redact,
+      onError: ops.slackError,
+    });
     const delivery = createSlackDelivery({
       slack: createSlackWebApi({
         client: deliveryClient,
         logger: logger.child({ component: 'slack-delivery' }),
         redact,
+        onError: ops.slackError,
       }),
       store,
       policy,
@@ -183,7 +215,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       store,
       model,
       policy,
-      tools,
+      tools: ops.tools(tools),
       directory: slack,
       logger,
       now,
@@ -197,6 +229,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       leaseMs: overrides.leaseMs,
       delivery: { port: delivery, ...overrides.delivery },
       redact,
+      watch: ops.watch,
     });
     attachSlack({
       app,
@@ -214,6 +247,9 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const eventsUrl = await startBoltApp(app, mode);
     const stopApp = () => app.stop().then(() => undefined);
     closers.unshift(stopApp);
+    const opsServer =
+      config.healthPort === undefined ? undefined : await startOpsServer(config.healthPort, endpoints);
+    if (opsServer) closers.splice(1, 0, () => opsServer.close());
 
     await runtime.recover({ expiry: 'background' });
     runtime.startSweep(config.sweepIntervalMs);
@@ -226,6 +262,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       eventsUrl,
       localUrl: workspace?.url,
+      opsUrl: opsServer?.url,
+      metrics: registry,
       async stop() {
         // Requests stop first (Slack redelivers what it sent meanwhile), then the turns, then the files.
         await stopApp().catch((error: unknown) =>

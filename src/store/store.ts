@@ -26,7 +26,21 @@ export interface Store {
   readonly grants: GrantStore;
   readonly audit: AuditStore;
   readonly outbox: OutboxStore;
+  /**
+   * Work waiting across every process that shares the database, for metrics; cheap enough to double as
+   * the readiness probe's query.
+   */
+  waiting(): Promise<WaitingWork>;
   close(): void;
+}
+
+export interface WaitingWork {
+  /** Requests not decided yet. */
+  readonly pendingApprovals: number;
+  /** Outbox rows not sent (or given up on) yet. */
+  readonly pendingDeliveries: number;
+  /** Turns queued and not started. */
+  readonly queuedTurns: number;
 }
 
 export interface ConversationKey {

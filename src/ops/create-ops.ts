@@ -1,0 +1,74 @@
+import { type RetryOptions, type WebClient, WebClientEvent } from '@slack/web-api';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ChatModel } from '../agent/chat-model.js';
+import type { Tool } from '../agent/tool.js';
+import type { TurnObserver } from '../runtime/turn-observer.js';
+import type { SlackApiError } from '../slack/slack-errors.js';
+import type { Store } from '../store/store.js';
+import { observedModel } from './observed-model.js';
+import { observedStore } from './observed-store.js';
+import { observedTools } from './observed-tools.js';
+import { createOpsMetrics, type OpsMetrics } from './ops-metrics.js';
+import { opsObserver } from './ops-observer.js';
+
+export interface OpsOptions {
+  /** Injected, one per app: never prom-client's global registry. */
+  readonly registry: Registry;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+/**
+ * What operators see of one app: its metrics, and the parts the composition root wraps to feed them and
+ * the operator log lines (the store's decisions, tools, the model, Slack calls, turn outcomes).
+ */
+export interface Ops {
+  readonly metrics: OpsMetrics;
+  /** The store, with decisions counted and logged. */
+  readonly store: Store;
+  /** Turn outcomes, approvals requested and deliveries given up on (see RuntimeOptions.watch). */
+  readonly watch: TurnObserver;
+  tools(tools: readonly Tool[]): Tool[];
+  model(model: ChatModel): ChatModel;
+  /** A Web API client's retry settings, with its retries counted. */
+  slackRetries(config: RetryOptions): RetryOptions;
+  /** Counts the client's rate-limited responses. */
+  watchSlackClient(client: WebClient): void;
+  /** For `createSlackWebApi`'s `onError`. */
+  slackError(error: SlackApiError): void;
+}
+
+export function createOps(options: OpsOptions): Ops {
+  const metrics = createOpsMetrics({
+    registry: options.registry,
+    waitingWork: () => options.store.waiting(),
+  });
+  const logger = options.logger.child({ component: 'ops' });
+  const store = observedStore(options.store, { metrics, logger });
+  return {
+    metrics,
+    store,
+    watch: opsObserver({ metrics, logger }),
+    tools: (tools) => observedTools(tools, { metrics, logger, store, now: options.now }),
+    model: (model) => observedModel(model, { metrics, now: options.now }),
+    slackRetries(config) {
+      const counted: RetryOptions & { onFailedAttempt(error: { retriesLeft: number }): void } = {
+        ...config,
+        onFailedAttempt(error) {
+          if (error.retriesLeft > 0) metrics.slackRetries.inc();
+        },
+      };
+      return counted;
+    },
+    watchSlackClient(client) {
+      client.on(WebClientEvent.RATE_LIMITED, () => metrics.slackRateLimited.inc());
+    },
+    slackError(error) {
+      // Slack's error strings are a short fixed vocabulary; anything else (a transport message) is one label.
+      const label = /^[a-z0-9_]{1,64}$/.test(error.slackError) ? error.slackError : 'other';
+      metrics.slackErrors.inc({ method: error.method, error: label });
+    },
+  };
+}
