@@ -127,7 +127,13 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   makeWorkdir(config.workdir);
   const registry = overrides.metricsRegistry ?? new Registry();
   // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
-  const ops = createOps({ registry, store: await openStore(config, { now, logger }), logger, now });
+  const ops = createOps({
+    registry,
+    store: await openStore(config, { now, logger }),
+    logger,
+    now,
+    auditLog: config.auditLog,
+  });
   const store = ops.store;
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
@@ -253,6 +259,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
 
     await runtime.recover({ expiry: 'background' });
     runtime.startSweep(config.sweepIntervalMs);
+    ops.auditMirror?.start(config.sweepIntervalMs);
     logger.info(
       { mode: config.slack.type, database: config.databasePath, tools: tools.map((tool) => tool.name) },
       'holdfast is running',
@@ -270,6 +277,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
           logger.warn({ err: error }, 'could not stop the Slack app'),
         );
         await runtime.shutdown();
+        ops.auditMirror?.stop();
+        await ops.auditMirror?.kick();
         for (const close of closers) if (close !== stopApp) await close();
         logger.info('holdfast stopped: no new requests, turns drained, database closed');
       },

@@ -6,6 +6,7 @@ import type { Tool } from '../agent/tool.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import type { SlackApiError } from '../slack/slack-errors.js';
 import type { Store } from '../store/store.js';
+import { AuditMirror } from './audit-mirror.js';
 import { observedModel } from './observed-model.js';
 import { observedStore } from './observed-store.js';
 import { observedTools } from './observed-tools.js';
@@ -18,6 +19,8 @@ export interface OpsOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Mirror audit rows to the log (HOLDFAST_AUDIT_LOG). */
+  readonly auditLog?: boolean;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface Ops {
   readonly store: Store;
   /** Turn outcomes, approvals requested and deliveries given up on (see RuntimeOptions.watch). */
   readonly watch: TurnObserver;
+  /** Set when audit rows are mirrored to the log; main starts and stops its timer. */
+  readonly auditMirror?: AuditMirror;
   tools(tools: readonly Tool[]): Tool[];
   model(model: ChatModel): ChatModel;
   /** A Web API client's retry settings, with its retries counted. */
@@ -46,11 +51,28 @@ export function createOps(options: OpsOptions): Ops {
     waitingWork: () => options.store.waiting(),
   });
   const logger = options.logger.child({ component: 'ops' });
-  const store = observedStore(options.store, { metrics, logger });
+  const auditMirror = options.auditLog
+    ? new AuditMirror({
+        store: options.store,
+        logger: options.logger.child({ component: 'audit' }),
+        since: options.now(),
+      })
+    : undefined;
+  const audited = auditMirror ? () => void auditMirror.kick() : undefined;
+  const store = observedStore(options.store, { metrics, logger, audited });
+  const observer = opsObserver({ metrics, logger });
   return {
     metrics,
     store,
-    watch: opsObserver({ metrics, logger }),
+    auditMirror,
+    // Turn outcomes and deliveries given up on write audit rows too (suspensions, failures).
+    watch: audited
+      ? {
+          ...observer,
+          turnSettled: (outcome) => observer.turnSettled(outcome).finally(audited),
+          deliveryFailed: (entry) => observer.deliveryFailed(entry).finally(audited),
+        }
+      : observer,
     tools: (tools) => observedTools(tools, { metrics, logger, store, now: options.now }),
     model: (model) => observedModel(model, { metrics, now: options.now }),
     slackRetries(config) {

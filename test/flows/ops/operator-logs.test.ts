@@ -48,6 +48,39 @@ describe('operator log lines', () => {
   });
 });
 
+describe('HOLDFAST_AUDIT_LOG=1', () => {
+  it('mirrors each audit row of an approval cycle to the log, once, with its hash', async () => {
+    const { tool } = countingShellTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_restart']),
+      reply.text('Done.'),
+    ]);
+    const slack = await startSlackHarness({ model, tools: [tool], env: { HOLDFAST_AUDIT_LOG: '1' } });
+    const threadTs = await slack.mention('please restart the web tier');
+    const card = await waitForCard(slack.api, threadTs);
+    await slack.click('allow', card, { user: people.bob });
+    await slack.waitForLog((entry) => entry.msg === 'audit approval.allowed');
+
+    const mirrored = slack.log.entries.filter((entry) => entry.msg.startsWith('audit '));
+    const rows = await slack.holdfast.runtime.store.audit.list();
+    expect(mirrored.map((entry) => entry.audit)).toEqual(
+      rows.map((row) =>
+        expect.objectContaining({
+          id: row.id,
+          kind: row.kind,
+          actor: row.actor,
+          requestId: card.requestId,
+          hash: row.hash,
+        }),
+      ),
+    );
+    expect(mirrored.map((entry) => entry.msg)).toEqual([
+      'audit approval.requested',
+      'audit approval.allowed',
+    ]);
+  });
+});
+
 describe('createLogger', () => {
   const config = (env: Record<string, string>) => loadConfig(env, process.cwd());
 
