@@ -210,6 +210,9 @@ const hints: Record<string, string> = {
   HOLDFAST_DEPLOY_SERVICES: 'Use JSON such as {"api": {"command": "./deploy.sh api"}}.',
 };
 
+/** Socket Mode has no HTTP server of its own: health, readiness and metrics get this port. */
+const defaultSocketHealthPort = 3001;
+
 export function loadConfig(
   rawEnv: Readonly<Record<string, string | undefined>>,
   cwd: string,
@@ -228,8 +231,9 @@ export function loadConfig(
   }
   const e = parsed.data;
   const { secrets, toolEnv } = configuredSecrets(env);
+  const slack = slackMode(e);
   return {
-    slack: slackMode(e),
+    slack,
     model: e.OPENAI_API_KEY
       ? {
           type: 'openai',
@@ -261,7 +265,7 @@ export function loadConfig(
     logLevel: e.HOLDFAST_LOG_LEVEL,
     logFormat: e.HOLDFAST_LOG_FORMAT,
     auditLog: e.HOLDFAST_AUDIT_LOG,
-    healthPort: e.HOLDFAST_HEALTH_PORT ?? (e.SLACK_BOT_TOKEN && e.SLACK_APP_TOKEN ? 3001 : undefined),
+    healthPort: e.HOLDFAST_HEALTH_PORT ?? (slack.type === 'socket' ? defaultSocketHealthPort : undefined),
     secrets,
     toolEnv,
     toolEnvNames: checkToolEnvNames(e.HOLDFAST_TOOL_ENV, env, secrets),
