@@ -1,10 +1,14 @@
 import type { ChatModel } from '../agent/chat-model.js';
 import type { OpsMetrics } from './ops-metrics.js';
+import { withOverrides } from './with-overrides.js';
 
-/** The model, timed and its reported tokens counted; requests and replies pass through untouched. */
+/**
+ * The model, timed and its reported tokens counted; requests and replies pass through untouched, and any
+ * other member of the model (a streaming variant) is the model's own.
+ */
 export function observedModel(model: ChatModel, deps: { metrics: OpsMetrics; now: () => number }): ChatModel {
   const { metrics, now } = deps;
-  return {
+  return withOverrides(model, {
     async complete(request) {
       const started = now();
       try {
@@ -22,5 +26,5 @@ export function observedModel(model: ChatModel, deps: { metrics: OpsMetrics; now
         throw error;
       }
     },
-  };
+  });
 }
