@@ -37,7 +37,10 @@ export function portCheck(options: PortCheckOptions): StartupCheck {
       if (failure) {
         const outcome =
           describeListenFailure(failure, options) ??
-          problem(`port ${options.port} cannot be used: ${failure.message}`, 'Set PORT to a free port.');
+          problem(
+            `port ${options.port} cannot be used: ${failure.message}`,
+            `Set ${options.variable ?? 'PORT'} to a free port.`,
+          );
         if (options.mayBeRunning && outcome.type === 'problem' && isInUse(failure)) {
           return warning(`${outcome.problem} (holdfast itself, if it is running)`, outcome.fix);
         }

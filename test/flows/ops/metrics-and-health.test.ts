@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { BOT_SCOPES } from '../../../src/slack/bot-scopes.js';
+import { startFakeSlackApi } from '../../support/fake-slack-api.js';
+import { tempDir } from '../../support/temp-dir.js';
 import { createTestClock } from '../../support/test-clock.js';
 import {
   countingShellTool,
@@ -9,6 +12,7 @@ import {
   waitForCard,
 } from '../slack/slack-harness.js';
 import { startSocketModeServer } from '../slack/socket-mode-server.js';
+import { runToEnd, takenPort } from '../startup/run-holdfast.js';
 
 /** One sample of a metric, by its exact label set as Prometheus prints it (`{outcome="allowed"}`). */
 function sample(text: string, name: string, labels = ''): number | undefined {
@@ -135,5 +139,31 @@ describe('health and readiness', () => {
       ready: false,
       checks: { database: 'ok', slack: { error: expect.any(String) } },
     });
+  });
+});
+
+describe('the health listener at start-up', () => {
+  it('names HOLDFAST_HEALTH_PORT when its port is taken, and exits 1', async () => {
+    const dir = tempDir('holdfast-health-port-');
+    const api = await startFakeSlackApi({ scopes: BOT_SCOPES });
+    onTestFinished(() => api.close());
+    const port = await takenPort();
+
+    const run = await runToEnd({
+      env: {
+        SLACK_BOT_TOKEN: api.botToken,
+        SLACK_APP_TOKEN: api.appToken,
+        SLACK_API_URL: api.url,
+        HOLDFAST_HEALTH_PORT: String(port),
+        HOLDFAST_DB: dir.file('holdfast.db'),
+        HOLDFAST_WORKDIR: dir.file('work'),
+      },
+    });
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `port: HOLDFAST_HEALTH_PORT=${port} (health and metrics) is already in use by another process. Stop that process (\`lsof -i :${port}\` or \`ss -ltnp\` shows which), or set HOLDFAST_HEALTH_PORT to a free port.`,
+    );
+    expect(api.callsTo('apps.connections.open')).toHaveLength(0);
   });
 });
