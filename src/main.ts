@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ChatModel } from './agent/chat-model.js';
 import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
@@ -16,7 +16,6 @@ import { openLocalWorkspace } from './local/open-local-workspace.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
 import { createOps } from './ops/create-ops.js';
 import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
-import { createReadiness } from './ops/readiness.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
@@ -125,10 +124,9 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   );
 
   makeWorkdir(config.workdir);
-  const registry = overrides.metricsRegistry ?? new Registry();
   // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
   const ops = createOps({
-    registry,
+    registry: overrides.metricsRegistry,
     store: await openStore(config, { now, logger }),
     logger,
     now,
@@ -185,17 +183,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       timeout: 20_000,
     });
     ops.watchSlackClient(deliveryClient);
-    const endpoints = {
-      registry,
-      readiness: createReadiness({
-        checks: [
-          { name: 'database', check: () => store.waiting() },
-          // Without retries: a probe wants the answer now, not after a backoff.
-          { name: 'slack', check: () => deliveryClient.auth.test() },
-        ],
-        now,
-      }),
-    };
+    // Readiness asks with the client that does not retry: a probe wants the answer now.
+    const endpoints = ops.endpoints(() => deliveryClient.auth.test());
     const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now, routes: opsRoutes(endpoints) });
 
     const slack = createSlackWebApi({
@@ -270,15 +259,14 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       eventsUrl,
       localUrl: workspace?.url,
       opsUrl: opsServer?.url,
-      metrics: registry,
+      metrics: ops.registry,
       async stop() {
         // Requests stop first (Slack redelivers what it sent meanwhile), then the turns, then the files.
         await stopApp().catch((error: unknown) =>
           logger.warn({ err: error }, 'could not stop the Slack app'),
         );
         await runtime.shutdown();
-        ops.auditMirror?.stop();
-        await ops.auditMirror?.kick();
+        await ops.auditMirror?.stop();
         for (const close of closers) if (close !== stopApp) await close();
         logger.info('holdfast stopped: no new requests, turns drained, database closed');
       },

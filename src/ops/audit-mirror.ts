@@ -39,14 +39,16 @@ export class AuditMirror {
   }
 
   start(intervalMs: number): void {
-    this.stop();
+    if (this.#timer) clearInterval(this.#timer);
     this.#timer = setInterval(() => void this.kick(), intervalMs);
     this.#timer.unref();
   }
 
-  stop(): void {
+  /** Stops the timer and mirrors what the last writes left. */
+  async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    await this.kick();
   }
 
   async #readNew(): Promise<void> {

@@ -1,6 +1,6 @@
 import { type RetryOptions, type WebClient, WebClientEvent } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { ChatModel } from '../agent/chat-model.js';
 import type { Tool } from '../agent/tool.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
@@ -12,10 +12,12 @@ import { observedStore } from './observed-store.js';
 import { observedTools } from './observed-tools.js';
 import { createOpsMetrics, type OpsMetrics } from './ops-metrics.js';
 import { opsObserver } from './ops-observer.js';
+import type { OpsEndpoints } from './ops-routes.js';
+import { createReadiness } from './readiness.js';
 
 export interface OpsOptions {
-  /** Injected, one per app: never prom-client's global registry. */
-  readonly registry: Registry;
+  /** One per app, never prom-client's global registry; a new one unless given. */
+  readonly registry?: Registry;
   readonly store: Store;
   readonly logger: Logger;
   readonly now: () => number;
@@ -28,6 +30,7 @@ export interface OpsOptions {
  * the operator log lines (the store's decisions, tools, the model, Slack calls, turn outcomes).
  */
 export interface Ops {
+  readonly registry: Registry;
   readonly metrics: OpsMetrics;
   /** The store, with decisions counted and logged. */
   readonly store: Store;
@@ -43,11 +46,14 @@ export interface Ops {
   watchSlackClient(client: WebClient): void;
   /** For `createSlackWebApi`'s `onError`. */
   slackError(error: SlackApiError): void;
+  /** `/health`, `/ready` and `/metrics`: ready while the database and `slack` answer. */
+  endpoints(slack: () => Promise<unknown>): OpsEndpoints;
 }
 
 export function createOps(options: OpsOptions): Ops {
+  const registry = options.registry ?? new Registry();
   const metrics = createOpsMetrics({
-    registry: options.registry,
+    registry,
     waitingWork: () => options.store.waiting(),
   });
   const logger = options.logger.child({ component: 'ops' });
@@ -62,6 +68,7 @@ export function createOps(options: OpsOptions): Ops {
   const store = observedStore(options.store, { metrics, logger, audited });
   const observer = opsObserver({ metrics, logger });
   return {
+    registry,
     metrics,
     store,
     auditMirror,
@@ -92,5 +99,15 @@ export function createOps(options: OpsOptions): Ops {
       const label = /^[a-z0-9_]{1,64}$/.test(error.slackError) ? error.slackError : 'other';
       metrics.slackErrors.inc({ method: error.method, error: label });
     },
+    endpoints: (slack) => ({
+      registry,
+      readiness: createReadiness({
+        checks: [
+          { name: 'database', check: () => store.waiting() },
+          { name: 'slack', check: slack },
+        ],
+        now: options.now,
+      }),
+    }),
   };
 }
