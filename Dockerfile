@@ -36,6 +36,11 @@ COPY manifest.yml ./
 RUN mkdir -p /data/workspace && chown -R node:node /data
 VOLUME ["/data"]
 USER node
-EXPOSE 3000
+# 3000: Slack events, /health, /ready and /metrics in HTTP mode. 3001: /health, /ready and /metrics in
+# Socket Mode (HOLDFAST_HEALTH_PORT).
+EXPOSE 3000 3001
+# Liveness only (/health): readiness (/ready) also asks Slack, and a Slack outage is no reason to restart.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const e = process.env; const port = e.HOLDFAST_HEALTH_PORT || (e.SLACK_APP_TOKEN || e.SLACK_APP_TOKEN_FILE ? 3001 : e.PORT || 3000); fetch(`http://127.0.0.1:${port}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/main.js"]

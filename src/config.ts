@@ -72,6 +72,15 @@ export interface Config {
   readonly admission: { readonly perThread: number; readonly perUser: number };
   readonly sweepIntervalMs: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty` for people, `json` for collectors; unset: pretty on a terminal, JSON otherwise. */
+  readonly logFormat?: 'pretty' | 'json';
+  /** Mirror each audit event to the log stream as it is recorded (`HOLDFAST_AUDIT_LOG=1`). */
+  readonly auditLog: boolean;
+  /**
+   * The port of the health, readiness and metrics listener (`HOLDFAST_HEALTH_PORT`). Socket Mode uses
+   * 3001 when unset; HTTP mode serves them on PORT as well; local mode only when it is set.
+   */
+  readonly healthPort?: number;
   /**
    * The environment tools may pass on (filtered again by each tool's allow-list): without any secret
    * variable, any `*_FILE` path, or any value that holds a configured secret.
@@ -195,6 +204,16 @@ const envSchema = z.object({
   HOLDFAST_MAX_TURNS_PER_USER: integer(20, 1, 10_000),
   // Recovery of a dead process's turns and deliveries waits for the next sweep: seconds, not minutes.
   HOLDFAST_SWEEP_INTERVAL: duration('5s'),
+  HOLDFAST_LOG_FORMAT: optionalText.pipe(z.enum(['pretty', 'json']).optional()),
+  HOLDFAST_AUDIT_LOG: boolean,
+  HOLDFAST_HEALTH_PORT: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, 'a port number')
+      .transform(Number)
+      .pipe(z.number().int().min(0).max(65_535))
+      .optional(),
+  ),
   HOLDFAST_LOG_LEVEL: z
     .string()
     .optional()
@@ -208,6 +227,9 @@ const hints: Record<string, string> = {
   SLACK_SIGNING_SECRET: 'Copy the Signing Secret from your app\'s "Basic Information" page.',
   HOLDFAST_DEPLOY_SERVICES: 'Use JSON such as {"api": {"command": "./deploy.sh api"}}.',
 };
+
+/** Socket Mode has no HTTP server of its own: health, readiness and metrics get this port. */
+const defaultSocketHealthPort = 3001;
 
 export function loadConfig(
   rawEnv: Readonly<Record<string, string | undefined>>,
@@ -227,8 +249,9 @@ export function loadConfig(
   }
   const e = parsed.data;
   const { secrets, toolEnv } = configuredSecrets(env);
+  const slack = slackMode(e);
   return {
-    slack: slackMode(e),
+    slack,
     model: e.OPENAI_API_KEY
       ? {
           type: 'openai',
@@ -265,6 +288,9 @@ export function loadConfig(
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },
     sweepIntervalMs: e.HOLDFAST_SWEEP_INTERVAL,
     logLevel: e.HOLDFAST_LOG_LEVEL,
+    logFormat: e.HOLDFAST_LOG_FORMAT,
+    auditLog: e.HOLDFAST_AUDIT_LOG,
+    healthPort: e.HOLDFAST_HEALTH_PORT ?? (slack.type === 'socket' ? defaultSocketHealthPort : undefined),
     secrets,
     toolEnv,
     toolEnvNames: checkToolEnvNames(e.HOLDFAST_TOOL_ENV, env, secrets),

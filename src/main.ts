@@ -3,16 +3,20 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { ChatModel } from './agent/chat-model.js';
 import { contextBudgetFor } from './agent/model-context.js';
 import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
 import { emptyPolicy } from './approvals/policy.js';
 import { withApprovers, withEnvironmentApprovers } from './approvals/with-approvers.js';
+import { auditCommand } from './audit/audit-command.js';
 import { type Config, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { openLocalWorkspace } from './local/open-local-workspace.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
+import { createOps } from './ops/create-ops.js';
+import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
@@ -59,6 +63,8 @@ export interface HoldfastOverrides {
   readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
   /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
   readonly workingAfterMs?: number;
+  /** Where the app's metrics are registered (a new registry when not given). */
+  readonly metricsRegistry?: Registry;
 }
 
 export interface Holdfast {
@@ -74,6 +80,10 @@ export interface Holdfast {
    * process should then stop, as start-up would have on a small one.
    */
   readonly damaged: Promise<Error>;
+  /** The health, readiness and metrics listener, when one runs (Socket Mode, HOLDFAST_HEALTH_PORT). */
+  readonly opsUrl?: string;
+  /** This app's Prometheus metrics. */
+  readonly metrics: Registry;
   stop(): Promise<void>;
 }
 
@@ -120,11 +130,21 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   );
 
   makeWorkdir(config.workdir);
-  const { store, damage } = await openStore(config, { now, logger, clock: overrides.now });
+  const opened = await openStore(config, { now, logger, clock: overrides.now });
+  // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
+  const ops = createOps({
+    registry: overrides.metricsRegistry,
+    store: opened.store,
+    logger,
+    now,
+    auditLog: config.auditLog,
+  });
+  const store = ops.store;
+  const damage = opened.damage;
   const closers: Array<() => Promise<void> | void> = [() => store.close()];
 
   try {
-    const model = overrides.model ?? buildModel(config, openai, logger);
+    const model = ops.model(overrides.model ?? buildModel(config, openai, logger));
 
     let slackConfig = config.slack;
     let workspace: LocalWorkspace | undefined;
@@ -155,14 +175,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const client = new WebClient(mode.botToken, {
       slackApiUrl: mode.apiUrl,
       logger: slackLogger,
-      retryConfig: { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 },
+      retryConfig: ops.slackRetries({ retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 }),
     });
+    ops.watchSlackClient(client);
     const identity = await client.auth.test();
     if (!identity.user_id)
       throw new ConfigError('auth.test did not return the bot user id; check SLACK_BOT_TOKEN');
-    const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now });
-
-    const slack = createSlackWebApi({ client, logger: logger.child({ component: 'slack-api' }), redact });
     // The outbox retries on its own schedule: its client neither retries nor sleeps on a 429, and gives
     // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
     const deliveryClient = new WebClient(mode.botToken, {
@@ -172,11 +190,23 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       rejectRateLimitedCalls: true,
       timeout: 20_000,
     });
+    ops.watchSlackClient(deliveryClient);
+    // Readiness asks with the client that does not retry: a probe wants the answer now.
+    const endpoints = ops.endpoints(() => deliveryClient.auth.test());
+    const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now, routes: opsRoutes(endpoints) });
+
+    const slack = createSlackWebApi({
+      client,
+      logger: logger.child({ component: 'slack-api' }),
+      redact,
+      onError: ops.slackError,
+    });
     const delivery = createSlackDelivery({
       slack: createSlackWebApi({
         client: deliveryClient,
         logger: logger.child({ component: 'slack-delivery' }),
         redact,
+        onError: ops.slackError,
       }),
       store,
       policy,
@@ -188,7 +218,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       store,
       model,
       policy,
-      tools,
+      tools: ops.tools(tools),
       directory: slack,
       logger,
       now,
@@ -206,6 +236,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       leaseMs: overrides.leaseMs,
       delivery: { port: delivery, ...overrides.delivery },
       redact,
+      watch: ops.watch,
     });
     attachSlack({
       app,
@@ -223,9 +254,13 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const eventsUrl = await startBoltApp(app, mode);
     const stopApp = () => app.stop().then(() => undefined);
     closers.unshift(stopApp);
+    const opsServer =
+      config.healthPort === undefined ? undefined : await startOpsServer(config.healthPort, endpoints);
+    if (opsServer) closers.splice(1, 0, () => opsServer.close());
 
     await runtime.recover({ expiry: 'background' });
     runtime.startSweep(config.sweepIntervalMs);
+    ops.auditMirror?.start(config.sweepIntervalMs);
     logger.info(
       { mode: config.slack.type, database: databaseLabel(config), tools: tools.map((tool) => tool.name) },
       'holdfast is running',
@@ -236,12 +271,15 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       eventsUrl,
       localUrl: workspace?.url,
       damaged: damage.then((error) => error ?? new Promise<Error>(() => undefined)),
+      opsUrl: opsServer?.url,
+      metrics: ops.registry,
       async stop() {
         // Requests stop first (Slack redelivers what it sent meanwhile), then the turns, then the files.
         await stopApp().catch((error: unknown) =>
           logger.warn({ err: error }, 'could not stop the Slack app'),
         );
         await runtime.shutdown();
+        await ops.auditMirror?.stop();
         for (const close of closers) if (close !== stopApp) await close();
         logger.info('holdfast stopped: no new requests, turns drained, database closed');
       },
@@ -258,8 +296,15 @@ async function main(): Promise<void> {
     process.exitCode = await doctorCommand(process.env, process.cwd());
     return;
   }
+  if (command === 'audit') {
+    const io = { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
+    process.exitCode = await auditCommand(process.argv.slice(3), io);
+    return;
+  }
   if (command !== undefined) {
-    process.stderr.write(`holdfast: unknown command "${command}". Usage: holdfast [doctor]\n`);
+    process.stderr.write(
+      `holdfast: unknown command "${command}". Usage: holdfast [doctor | audit export|verify]\n`,
+    );
     process.exit(2);
   }
   let holdfast: Holdfast;

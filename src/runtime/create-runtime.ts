@@ -64,6 +64,11 @@ export interface RuntimeOptions {
    * sees them; built from the configured secrets in main. Defaults to the credential patterns alone.
    */
   readonly redact?: (text: string) => string;
+  /**
+   * Told of every turn outcome and delivery failure besides the adapter's observer (metrics, operator
+   * logs); errors it throws are logged and go no further.
+   */
+  readonly watch?: TurnObserver;
 }
 
 export type IncomingMessage = Omit<NewTurn, 'turnId'>;
@@ -126,6 +131,9 @@ export class Runtime {
           backoffMs: options.delivery.backoffMs,
           maxAttempts: options.delivery.maxAttempts,
           onGiveUp: (entry) => {
+            options.watch?.deliveryFailed(entry).catch((error: unknown) => {
+              options.logger.warn({ err: error }, 'turn watcher failed on a delivery failure');
+            });
             this.#observer.deliveryFailed(entry).catch((error: unknown) => {
               options.logger.warn({ err: error }, 'turn observer failed on a delivery failure');
             });
@@ -157,6 +165,9 @@ export class Runtime {
         turnSettled: async (outcome) => {
           // Whatever the turn's commit wrote to the outbox goes out now, not at the next sweep.
           if (outcome.type !== 'not-claimed') this.outbox?.kick(outcome.turn.conversationId);
+          await options.watch?.turnSettled(outcome).catch((error: unknown) => {
+            options.logger.warn({ err: error }, 'turn watcher failed');
+          });
           await this.#observer.turnSettled(outcome);
         },
       },

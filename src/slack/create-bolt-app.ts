@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { App, type Logger as BoltLogger, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { SlackMode } from '../config.js';
@@ -16,13 +16,15 @@ export interface BoltAppOptions {
   readonly logger: Logger;
   readonly boltLogger: BoltLogger;
   readonly now: () => number;
+  /** Served beside the events endpoint in HTTP mode (`/health`, `/ready`, `/metrics`); GET only. */
+  readonly routes?: Readonly<Record<string, (request: IncomingMessage, response: ServerResponse) => void>>;
 }
 
 /**
  * The Bolt app for either transport. Both receivers are guarded (malformed payloads answered, never
  * thrown) and acknowledge an event only once it is saved, so Slack redelivers what a full disk lost.
  */
-export function createBoltApp({ mode, logger, boltLogger, now }: BoltAppOptions): App {
+export function createBoltApp({ mode, logger, boltLogger, now, routes = healthOnly }: BoltAppOptions): App {
   const clientOptions = mode.apiUrl ? { slackApiUrl: mode.apiUrl } : undefined;
   const receiverLogger = logger.child({ component: 'slack-receiver' });
   if (mode.type === 'socket')
@@ -53,20 +55,18 @@ export function createBoltApp({ mode, logger, boltLogger, now }: BoltAppOptions)
         now,
         logger: receiverLogger,
         boltLogger,
-        customRoutes: [
-          {
-            path: '/health',
-            method: ['GET'],
-            handler: (_request, response) => {
-              response.writeHead(200, { 'content-type': 'application/json' });
-              response.end(JSON.stringify({ ok: true }));
-            },
-          },
-        ],
+        customRoutes: Object.entries(routes).map(([path, handler]) => ({ path, method: ['GET'], handler })),
       }),
     ),
   });
 }
+
+const healthOnly: NonNullable<BoltAppOptions['routes']> = {
+  '/health': (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ ok: true }));
+  },
+};
 
 /** Connects (Socket Mode) or listens (HTTP); returns the events URL in HTTP mode. */
 export async function startBoltApp(app: App, mode: ConnectedSlackMode): Promise<string | undefined> {

@@ -26,6 +26,8 @@ export interface SlackWebApiOptions {
    * before Slack, so no builder can forget it. Defaults to the credential patterns alone.
    */
   readonly redact?: Redact;
+  /** Told of every failed call (metrics), including those the caller then treats as harmless. */
+  readonly onError?: (error: SlackApiError) => void;
 }
 
 const tsResponse = z.object({ ts: z.string(), channel: z.string().optional() });
@@ -79,7 +81,9 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     try {
       return await work();
     } catch (error) {
-      throw toSlackApiError(method, error);
+      const failure = toSlackApiError(method, error);
+      options.onError?.(failure);
+      throw failure;
     }
   };
 

@@ -3,6 +3,7 @@ import { WebClient } from '@slack/web-api';
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { ChatModel } from '../agent/chat-model.js';
 import type { Tool } from '../agent/tool.js';
 import type { Config } from '../config.js';
@@ -18,11 +19,38 @@ import { uniqueTools } from '../tools/unique-tools.js';
 // The parts the composition root builds from configuration, one function each, shared by `start` and
 // `doctor` so both see the same tools, model client and Slack client.
 
-export function createLogger(config: Config): Logger {
-  return pino({
+export interface LoggerOutput {
+  /** Whether people read the output (a terminal): pretty lines then, unless HOLDFAST_LOG_FORMAT says. */
+  readonly isTty: boolean;
+  /** Where lines go; standard output by default. */
+  readonly destination?: NodeJS.WritableStream;
+}
+
+/**
+ * pino, as JSON for a collector or as pretty lines for people (HOLDFAST_LOG_FORMAT, else by whether
+ * standard output is a terminal). Pretty printing runs in this thread, so nothing is lost on exit.
+ */
+export function createLogger(
+  config: Config,
+  output: LoggerOutput = { isTty: Boolean(process.stdout.isTTY) },
+): Logger {
+  const options = {
     level: config.logLevel,
     redact: ['*.token', '*.headers.authorization', '*.apiKey', '*.botToken'],
-  });
+  };
+  const format = config.logFormat ?? (output.isTty ? 'pretty' : 'json');
+  if (format === 'json') return output.destination ? pino(options, output.destination) : pino(options);
+  return pino(
+    options,
+    pretty({
+      destination: output.destination ?? 1,
+      colorize: output.isTty,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      singleLine: true,
+      sync: true,
+    }),
+  );
 }
 
 export async function loadTools(config: Config, extra: readonly Tool[] = []): Promise<Tool[]> {

@@ -15,6 +15,8 @@ export interface PortCheckOptions {
   readonly host?: string;
   /** What listens there, for people: "Slack events (HTTP mode)". */
   readonly purpose: string;
+  /** The variable that sets the port, named in the message (PORT unless told). */
+  readonly variable?: string;
   /**
    * Doctor may run beside a holdfast that already listens there: a taken port is then only a warning,
    * since the process holding it may be holdfast itself.
@@ -35,7 +37,10 @@ export function portCheck(options: PortCheckOptions): StartupCheck {
       if (failure) {
         const outcome =
           describeListenFailure(failure, options) ??
-          problem(`port ${options.port} cannot be used: ${failure.message}`, 'Set PORT to a free port.');
+          problem(
+            `port ${options.port} cannot be used: ${failure.message}`,
+            `Set ${options.variable ?? 'PORT'} to a free port.`,
+          );
         if (options.mayBeRunning && outcome.type === 'problem' && isInUse(failure)) {
           return warning(`${outcome.problem} (holdfast itself, if it is running)`, outcome.fix);
         }
@@ -49,29 +54,35 @@ export function portCheck(options: PortCheckOptions): StartupCheck {
 /** A listen error as an operator reads it, or undefined for one that is not about the port. */
 export function describeListenFailure(
   error: unknown,
-  { port, purpose }: Pick<PortCheckOptions, 'port' | 'purpose'>,
+  { port, purpose, variable = 'PORT' }: Pick<PortCheckOptions, 'port' | 'purpose' | 'variable'>,
 ): CheckOutcome | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EADDRINUSE') {
     return problem(
-      `PORT=${port} (${purpose}) is already in use by another process`,
-      `Stop that process (\`lsof -i :${port}\` or \`ss -ltnp\` shows which), or set PORT to a free port.`,
+      `${variable}=${port} (${purpose}) is already in use by another process`,
+      `Stop that process (\`lsof -i :${port}\` or \`ss -ltnp\` shows which), or set ${variable} to a free port.`,
     );
   }
   if (code === 'EACCES') {
     return problem(
-      `PORT=${port} (${purpose}) needs privileges holdfast does not have (ports below 1024)`,
-      'Set PORT to 1024 or above (3000, 8080) and map the public port to it in your platform.',
+      `${variable}=${port} (${purpose}) needs privileges holdfast does not have (ports below 1024)`,
+      `Set ${variable} to 1024 or above (3000, 8080) and map the public port to it in your platform.`,
     );
   }
   if (code === 'EADDRNOTAVAIL') {
-    return problem(`PORT=${port} (${purpose}) cannot be bound on this machine`, 'Set PORT to a free port.');
+    return problem(
+      `${variable}=${port} (${purpose}) cannot be bound on this machine`,
+      `Set ${variable} to a free port.`,
+    );
   }
   return undefined;
 }
 
 /** A real server's listen failure as the start-up problem naming PORT; any other error as it is. */
-export function listenFailure(error: unknown, options: Pick<PortCheckOptions, 'port' | 'purpose'>): unknown {
+export function listenFailure(
+  error: unknown,
+  options: Pick<PortCheckOptions, 'port' | 'purpose' | 'variable'>,
+): unknown {
   const outcome = describeListenFailure(error, options);
   return outcome ? new StartupCheckError([{ name: 'port', outcome }]) : error;
 }

@@ -55,6 +55,16 @@ export function startupChecks(config: Config, deps: StartupCheckDeps): StartupCh
   } else if (slack.type === 'http') {
     checks.push(portCheck({ port: slack.port, purpose: 'Slack events', mayBeRunning: deps.mayBeRunning }));
   }
+  if (config.healthPort !== undefined && config.healthPort !== 0) {
+    checks.push(
+      portCheck({
+        port: config.healthPort,
+        purpose: 'health and metrics',
+        variable: 'HOLDFAST_HEALTH_PORT',
+        mayBeRunning: deps.mayBeRunning,
+      }),
+    );
+  }
   if (config.policyPath) checks.push(policyCheck({ file: config.policyPath, vocabulary: deps.vocabulary }));
   if (slack.type !== 'local') {
     checks.push(

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../test/support/open-test-store.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { createTestClock, testEpoch } from '../../test/support/test-clock.js';
+import { AuditChainVerifier } from '../audit/verify-audit-chain.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
 
@@ -249,5 +250,27 @@ describe('openDatabase upgrades an older file in place', () => {
         json: JSON.stringify({ type: 'answer', turnId: 'turn-4', text: 'the answer' }),
       },
     ]);
+  });
+  it('from version 3: the audit rows already there are chained, oldest first, and new ones follow them', async () => {
+    const file = olderFile(3, (db) => {
+      const insert = db.prepare(
+        `INSERT INTO audit_events (id, at, actor, kind, approval_id, conversation_id, data_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      );
+      insert.run(3, t0, 'UREQUESTER', 'approval.requested', 'apr_1', c1, '{"tool":"shell"}');
+      insert.run(7, t0 + 1, 'UA', 'approval.allowed', 'apr_1', c1, '{}');
+    });
+    const { store } = openTestStore(file);
+    await store.audit.record({ actor: 'holdfast', kind: 'tool.started', conversationId: c1 });
+    const events = await store.audit.list();
+    expect(events.map((e) => [e.id, e.kind])).toEqual([
+      [3, 'approval.requested'],
+      [7, 'approval.allowed'],
+      [8, 'tool.started'],
+    ]);
+    const verifier = new AuditChainVerifier();
+    expect(events.map((event) => verifier.check(event))).toEqual([undefined, undefined, undefined]);
+    expect(events[1]!.previousHash).toBe(events[0]!.hash);
+    expect(events[2]!.previousHash).toBe(events[1]!.hash);
   });
 });

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { checkPagesNow } from './check-pages.js';
 import { migrations as allMigrations, latestSchemaVersion, type Migration } from './migrations.js';
+import { registerAuditHash } from './sqlite/audit-chain-function.js';
 import {
   DatabaseCorruptError,
   DatabaseLockedError,
@@ -53,6 +54,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     // Table rebuilds in migrations must not trip foreign keys half way; they are checked afterwards.
     db.pragma('foreign_keys = OFF');
     if (file !== ':memory:' && options.pageCheck !== 'skip') checkPagesNow(db, file);
+    registerAuditHash(db);
     migrate(db, file, migrations);
     db.pragma('foreign_keys = ON');
     return db;

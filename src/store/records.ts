@@ -121,4 +121,8 @@ export interface AuditEvent {
   readonly approvalId: string | null;
   readonly conversationId: string | null;
   readonly data: Record<string, unknown>;
+  /** The hash of the row before this one (null for the first row); see rules/audit-chain.ts. */
+  readonly previousHash: string | null;
+  /** This row's hash over its fields and `previousHash`, written in the transaction that inserted it. */
+  readonly hash: string;
 }

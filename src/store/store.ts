@@ -31,6 +31,11 @@ export interface Store {
    * several processes on several machines has it; the periodic sweep remains the guarantee either way.
    */
   readonly notices?: WorkNotices;
+  /**
+   * Work waiting across every process that shares the database, for metrics; cheap enough to double as
+   * the readiness probe's query.
+   */
+  waiting(): Promise<WaitingWork>;
   /** A store with a connection pool finishes closing asynchronously; await it where that matters. */
   close(): void | Promise<void>;
 }
@@ -45,6 +50,15 @@ export interface WorkNotice {
 export interface WorkNotices {
   /** Calls `listener` for each notice until the returned function is called. */
   subscribe(listener: (notice: WorkNotice) => void): () => void;
+}
+
+export interface WaitingWork {
+  /** Requests not decided yet. */
+  readonly pendingApprovals: number;
+  /** Outbox rows not sent (or given up on) yet. */
+  readonly pendingDeliveries: number;
+  /** Turns queued and not started. */
+  readonly queuedTurns: number;
 }
 
 export interface ConversationKey {
@@ -333,9 +347,25 @@ export interface NewAuditEvent {
   readonly data?: Record<string, unknown>;
 }
 
+export interface AuditFilter {
+  readonly approvalId?: string;
+  readonly conversationId?: string;
+  /** Only rows with a larger id: pages through the whole trail (export, verify). */
+  readonly afterId?: number;
+  /** Only rows recorded at or after this time (epoch ms). */
+  readonly since?: number;
+  readonly limit?: number;
+}
+
+/**
+ * The audit trail. Every adapter chains rows as it inserts them, in the same transaction and one writer
+ * at a time: `previousHash` is the hash of the row with the next lower id, `hash` is `auditRowHash`
+ * (rules/audit-chain.ts) over the row and `previousHash`.
+ */
 export interface AuditStore {
   record(event: NewAuditEvent): Promise<void>;
-  list(filter?: { approvalId?: string; conversationId?: string; limit?: number }): Promise<AuditEvent[]>;
+  /** Oldest first. */
+  list(filter?: AuditFilter): Promise<AuditEvent[]>;
 }
 
 export interface OutboxStore {

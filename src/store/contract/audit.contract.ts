@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { AuditChainVerifier } from '../../audit/verify-audit-chain.js';
+import { auditRowHash } from '../rules/audit-chain.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 export function describeAuditContract(open: StoreContractFactory): void {
@@ -44,6 +46,52 @@ export function describeAuditContract(open: StoreContractFactory): void {
       const { store } = await open();
       for (const actor of ['U1', 'U2', 'U3']) await store.audit.record({ actor, kind: 'tool.started' });
       expect((await store.audit.list({ limit: 2 })).map((e) => e.actor)).toEqual(['U1', 'U2']);
+    });
+    it('chains every row to the one before it, whichever write inserted it', async () => {
+      const { store, clock } = await open();
+      await store.audit.record({ actor: 'U1', kind: 'tool.started', data: { b: 1, a: { d: [2], c: null } } });
+      clock.advance(5);
+      const grant = await store.grants.create({
+        scope: 'channel',
+        scopeId: 'C1',
+        toolName: 'shell',
+        createdBy: 'U2',
+      });
+      await store.grants.revoke(grant.id, 'U3');
+      await store.audit.record({ actor: 'holdfast', kind: 'turn.failed', conversationId: 'c1' });
+
+      const events = await store.audit.list();
+      expect(events.map((e) => e.kind)).toEqual([
+        'tool.started',
+        'grant.created',
+        'grant.revoked',
+        'turn.failed',
+      ]);
+      expect(events[0]!.previousHash).toBeNull();
+      events.forEach((event, index) => {
+        expect(event.hash).toBe(auditRowHash(event.previousHash, event));
+        if (index > 0) expect(event.previousHash).toBe(events[index - 1]!.hash);
+      });
+      const verifier = new AuditChainVerifier();
+      expect(events.map((event) => verifier.check(event))).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+    });
+
+    it('pages by id and filters by time', async () => {
+      const { store, clock } = await open();
+      await store.audit.record({ actor: 'U1', kind: 'tool.started' });
+      clock.advance(1_000);
+      const later = clock.now();
+      await store.audit.record({ actor: 'U2', kind: 'tool.started' });
+      await store.audit.record({ actor: 'U3', kind: 'tool.started' });
+      const [first, second] = await store.audit.list({ limit: 2 });
+      expect((await store.audit.list({ afterId: second!.id })).map((e) => e.actor)).toEqual(['U3']);
+      expect((await store.audit.list({ afterId: first!.id, limit: 1 })).map((e) => e.actor)).toEqual(['U2']);
+      expect((await store.audit.list({ since: later })).map((e) => e.actor)).toEqual(['U2', 'U3']);
     });
   });
 }

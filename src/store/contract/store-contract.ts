@@ -14,6 +14,7 @@ import { describeRestartContract } from './restart.contract.js';
 import { describeTranscriptContract } from './transcript.contract.js';
 import { describeTurnEndingsContract } from './turn-endings.contract.js';
 import { describeTurnsContract } from './turns.contract.js';
+import { describeWaitingContract } from './waiting.contract.js';
 
 /** A ledger entry of the at-most-once tool ledger, as the inspector shows it. */
 export interface ToolExecutionRecord {
@@ -69,4 +70,5 @@ export function describeStoreContract(factory: StoreContractFactory): void {
   describeConcurrencyContract(factory);
   describeRestartContract(factory);
   describeBatchesContract(factory);
+  describeWaitingContract(factory);
 }

@@ -2,7 +2,7 @@ import type { Store } from '../store.js';
 import { type OpenPostgresOptions, openPostgres, poolConfig } from './open-postgres.js';
 import { createPgApprovals } from './pg-approvals.js';
 import { createPgAudit } from './pg-audit.js';
-import type { PgContext } from './pg-context.js';
+import { type PgContext, read } from './pg-context.js';
 import { createPgGrants } from './pg-grants.js';
 import { listenForWork } from './pg-notifications.js';
 import { createPgOutbox } from './pg-outbox.js';
@@ -35,6 +35,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     audit: createPgAudit(context),
     outbox: createPgOutbox(context),
     notices,
+    async waiting() {
+      const [counts] = await read<{ pending_approvals: number; pending_deliveries: number; queued: number }>(
+        context,
+        `SELECT (SELECT count(*) FROM approvals WHERE resolved_at IS NULL)::int AS pending_approvals,
+           (SELECT count(*) FROM outbox WHERE status = 'pending')::int AS pending_deliveries,
+           (SELECT count(*) FROM turns WHERE status = 'queued')::int AS queued`,
+      );
+      return {
+        pendingApprovals: counts?.pending_approvals ?? 0,
+        pendingDeliveries: counts?.pending_deliveries ?? 0,
+        queuedTurns: counts?.queued ?? 0,
+      };
+    },
     close() {
       closing ??= Promise.all([notices.close(), pool.end()]).then(() => undefined);
       return closing;

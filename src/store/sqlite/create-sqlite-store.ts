@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Store } from '../store.js';
+import type { Store, WaitingWork } from '../store.js';
 import { attachDeferredWrites, DeferredWrites } from './deferred-writes.js';
 import { createSqliteApprovals } from './sqlite-approvals.js';
 import { createSqliteAudit } from './sqlite-audit.js';
@@ -30,6 +30,14 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     }
   });
   attachDeferredWrites(db, deferred);
+  // Each count reads a partial index of open rows, so its cost follows the work waiting, not the history.
+  const waiting = db.prepare<[], WaitingWork>(
+    `SELECT (SELECT count(*) FROM approvals WHERE resolved_at IS NULL) AS pendingApprovals,
+       (SELECT count(*) FROM outbox WHERE status = 'pending') AS pendingDeliveries,
+       -- The IN list lets SQLite use turns_open rather than count every turn ever stored.
+       (SELECT count(*) FROM turns WHERE status IN ('queued', 'running', 'awaiting_approval')
+          AND status = 'queued') AS queuedTurns`,
+  );
   return {
     conversations: createSqliteConversations(context),
     turns: createSqliteTurns(context),
@@ -38,6 +46,11 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     grants: createSqliteGrants(context),
     audit: createSqliteAudit(context),
     outbox: createSqliteOutbox(context),
+    async waiting() {
+      const counts = waiting.get();
+      if (!counts) throw new Error('the counts query returned no row');
+      return counts;
+    },
     close() {
       // What is still waiting commits now rather than being left to a sweep's reconciliation.
       if (db.open) flushWrites(db);

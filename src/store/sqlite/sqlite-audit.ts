@@ -3,17 +3,26 @@ import type { AuditStore, NewAuditEvent } from '../store.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
+  // Rows are chained by the trigger of schema 4 (see migrations.ts), whichever statement inserts them.
   const insert = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
      VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
   );
   const select = db.prepare<
-    { approvalId: string | null; conversationId: string | null; limit: number },
+    {
+      approvalId: string | null;
+      conversationId: string | null;
+      afterId: number;
+      since: number | null;
+      limit: number;
+    },
     AuditRow
   >(
     `SELECT * FROM audit_events
-     WHERE (@approvalId IS NULL OR approval_id = @approvalId)
+     WHERE id > @afterId
+       AND (@approvalId IS NULL OR approval_id = @approvalId)
        AND (@conversationId IS NULL OR conversation_id = @conversationId)
+       AND (@since IS NULL OR at >= @since)
      ORDER BY id LIMIT @limit`,
   );
   const record = writeTransaction(db, (event: NewAuditEvent) => {
@@ -32,6 +41,8 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
       const rows = select.all({
         approvalId: filter.approvalId ?? null,
         conversationId: filter.conversationId ?? null,
+        afterId: filter.afterId ?? 0,
+        since: filter.since ?? null,
         limit: filter.limit ?? 1_000,
       });
       return rows.map(toAuditEvent);

@@ -50,6 +50,7 @@ describe('what boot recovery and every sweep read', () => {
       await store.approvals.expireOverdue(200);
       await store.outbox.duePending(500);
       await store.outbox.heldPending(500);
+      await store.waiting();
       expect(queries.ran.size).toBeGreaterThanOrEqual(4);
       const scans = [...queries.ran].flatMap((sql) =>
         queries

@@ -152,6 +152,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     // The sweep would race the test's own steps; tests call recovery through a restart instead.
     HOLDFAST_SWEEP_INTERVAL: '1h',
     HOLDFAST_LOG_LEVEL: 'silent',
+    // Socket Mode would take 3001 for health and metrics; tests running side by side take any free port.
+    HOLDFAST_HEALTH_PORT: '0',
     ...options.env,
     ...extraEnv,
   };

@@ -1,0 +1,84 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Registry } from 'prom-client';
+import { listenFailure } from '../startup/check-port.js';
+import type { ReadinessReport } from './readiness.js';
+
+export interface OpsEndpoints {
+  readonly registry: Registry;
+  readonly readiness: () => Promise<ReadinessReport>;
+}
+
+export type OpsRoute = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * `/health` (the process is alive and serving), `/ready` (the database and Slack answer; 503 otherwise)
+ * and `/metrics` (Prometheus text), as handlers for whichever server carries them.
+ */
+export function opsRoutes(
+  endpoints: OpsEndpoints,
+): Readonly<Record<'/health' | '/ready' | '/metrics', OpsRoute>> {
+  const reply = (response: ServerResponse, status: number, type: string, body: string) => {
+    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    response.end(body);
+  };
+  const answer = (
+    response: ServerResponse,
+    work: () => Promise<{ status: number; type: string; body: string }>,
+  ) => {
+    work().then(
+      ({ status, type, body }) => reply(response, status, type, body),
+      () => reply(response, 500, 'text/plain', 'error\n'),
+    );
+  };
+  return {
+    '/health': (_request, response) => reply(response, 200, 'application/json', JSON.stringify({ ok: true })),
+    '/ready': (_request, response) =>
+      answer(response, async () => {
+        const report = await endpoints.readiness();
+        return { status: report.ready ? 200 : 503, type: 'application/json', body: JSON.stringify(report) };
+      }),
+    '/metrics': (_request, response) =>
+      answer(response, async () => ({
+        status: 200,
+        type: endpoints.registry.contentType,
+        body: await endpoints.registry.metrics(),
+      })),
+  };
+}
+
+/**
+ * The small listener for the modes that have no HTTP server of their own (Socket Mode, local mode):
+ * GET on the three paths, 404 for anything else.
+ */
+export async function startOpsServer(
+  port: number,
+  endpoints: OpsEndpoints,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const routes: Readonly<Record<string, OpsRoute>> = opsRoutes(endpoints);
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const route = request.method === 'GET' ? routes[path] : undefined;
+    if (route) return route(request, response);
+    response.writeHead(request.method === 'GET' ? 404 : 405, { 'content-type': 'text/plain' });
+    response.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    throw listenFailure(error, { port, purpose: 'health and metrics', variable: 'HOLDFAST_HEALTH_PORT' });
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
