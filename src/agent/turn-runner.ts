@@ -13,6 +13,7 @@ import type { PermissionChecker } from './permission-checker.js';
 import type { Tool } from './tool.js';
 import { type BudgetLimits, defaultBudgetLimits, TurnBudget } from './turn-budget.js';
 import { TurnLease } from './turn-lease.js';
+import type { ReportProgress, TurnProgress } from './turn-progress.js';
 
 export type TurnOutcome =
   | { readonly type: 'completed'; readonly turn: Turn; readonly answer: string }
@@ -52,6 +53,8 @@ export interface TurnRunnerOptions {
   readonly budget?: BudgetLimits;
   /** Tokens a model call may carry (see `contextBudgetFor`). */
   readonly contextTokens?: number;
+  /** Told what each turn does as it happens, for people watching; see `TurnProgress`. */
+  readonly progress?: (turn: Turn, event: TurnProgress) => void;
 }
 
 export const defaultContextTokens = 24_000;
@@ -182,6 +185,7 @@ export class TurnRunner {
           contextTokens: this.#options.contextTokens ?? defaultContextTokens,
           takeStartedCall,
           // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
+          progress: this.#progressOf(turn, log),
           suspend: (batch) =>
             store.turns.suspend(fence, kv.snapshot(), this.#effects([]), { ...batch, outboxFor: cardsFor }),
           signal,
@@ -316,6 +320,19 @@ export class TurnRunner {
         `Not run: the turn failed before this call ran (${code}).`,
       );
     }
+  }
+
+  /** Watching is decoration: a failing observer never stops the turn. */
+  #progressOf(turn: Turn, log: Logger): ReportProgress | undefined {
+    const progress = this.#options.progress;
+    if (!progress) return undefined;
+    return (event) => {
+      try {
+        progress(turn, event);
+      } catch (error) {
+        log.debug({ err: error }, 'could not report progress');
+      }
+    };
   }
 
   #effects(outbox: readonly NewOutboxEntry[]) {

@@ -142,6 +142,7 @@ export class Runtime {
       deliveryLeaseMs: this.outbox ? claimMs : undefined,
       maxSteps: options.maxSteps,
       budget: options.budget,
+      progress: (turn, event) => this.#observer.turnProgress?.(turn, event),
     });
     this.scheduler = new TurnScheduler({
       store: options.store,
