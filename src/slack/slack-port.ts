@@ -38,7 +38,35 @@ export interface SlackPort {
   }): Promise<{ channel: string; ts: string } | undefined>;
   /** The id of the app's direct message channel with a user. */
   openDirectMessage(userId: string): Promise<string>;
+  /**
+   * Slack's answer streaming (`chat.startStream`): a reply in the thread that grows as text and task
+   * chunks are appended, until it is stopped. Fails where the workspace or the conversation does not
+   * support it; the caller then keeps a plain message up to date instead.
+   */
+  startStream(stream: StreamStart): Promise<{ ts: string; channel: string }>;
+  appendStream(target: { channel: string; ts: string; chunks: readonly StreamChunk[] }): Promise<void>;
+  stopStream(target: { channel: string; ts: string; chunks?: readonly StreamChunk[] }): Promise<void>;
 }
+
+export interface StreamStart {
+  readonly channel: string;
+  readonly threadTs: string;
+  /** Outside a DM Slack streams to one person: the requester. */
+  readonly recipientUserId: string;
+  readonly recipientTeamId: string;
+  readonly chunks: readonly StreamChunk[];
+}
+
+/** The chunks holdfast streams: answer text (markdown), and one task per tool call. */
+export type StreamChunk =
+  | { readonly type: 'markdown_text'; readonly text: string }
+  | {
+      readonly type: 'task_update';
+      readonly id: string;
+      readonly title: string;
+      readonly status: 'pending' | 'in_progress' | 'complete' | 'error';
+      readonly details?: string;
+    };
 
 export type ConversationMembers =
   /** A DM or group DM. */

@@ -1,4 +1,4 @@
-import type { HomeView, KnownBlock } from '@slack/types';
+import type { AnyChunk, HomeView, KnownBlock } from '@slack/types';
 import {
   WebAPIHTTPError,
   WebAPIPlatformError,
@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
 import { SlackApiError } from './slack-errors.js';
-import type { OutgoingMessage, SlackPort } from './slack-port.js';
+import type { OutgoingMessage, SlackPort, StreamChunk } from './slack-port.js';
 
 export interface SlackWebApiOptions {
   readonly client: WebClient;
@@ -83,6 +83,10 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     }
   };
 
+  const redactChunk = (chunk: StreamChunk): AnyChunk =>
+    chunk.type === 'markdown_text'
+      ? { type: 'markdown_text', text: redact(chunk.text) }
+      : { ...chunk, title: redact(chunk.title), ...(chunk.details ? { details: redact(chunk.details) } : {}) };
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;
   const conversationMembers = createConversationMembers({
@@ -233,6 +237,33 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     async openDirectMessage(userId) {
       const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
       return openResponse.parse(result).channel.id;
+    },
+    async startStream(stream) {
+      const result = await call('chat.startStream', () =>
+        client.chat.startStream({
+          channel: stream.channel,
+          thread_ts: stream.threadTs,
+          recipient_user_id: stream.recipientUserId,
+          recipient_team_id: stream.recipientTeamId,
+          chunks: stream.chunks.map(redactChunk),
+        }),
+      );
+      const started = tsResponse.parse(result);
+      return { ts: started.ts, channel: started.channel ?? stream.channel };
+    },
+    async appendStream(target) {
+      await call('chat.appendStream', () =>
+        client.chat.appendStream({ channel: target.channel, ts: target.ts, chunks: target.chunks.map(redactChunk) }),
+      );
+    },
+    async stopStream(target) {
+      await call('chat.stopStream', () =>
+        client.chat.stopStream({
+          channel: target.channel,
+          ts: target.ts,
+          ...(target.chunks ? { chunks: target.chunks.map(redactChunk) } : {}),
+        }),
+      );
     },
     async permalink(channel, ts) {
       try {

@@ -289,6 +289,21 @@ export const migrations: readonly Migration[] = [
       CREATE TABLE holdfast_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    version: 4,
+    description: 'live messages: where a running turn shows its progress',
+    sql: `
+      -- The message a running turn streams into (decoration, not fenced); its answer replaces it.
+      CREATE TABLE live_messages (
+        turn_id TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('stream', 'message')),
+        owner TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -35,6 +35,10 @@ export interface FakeMessage {
   readonly blocks: readonly Record<string, unknown>[];
   readonly metadata: FakeMetadata | undefined;
   readonly updates: number;
+  /** Set on a message made with `chat.startStream`: whether it is still open for `chat.appendStream`. */
+  readonly streaming?: boolean;
+  /** The task chunks a stream carried, by id, as last updated. */
+  readonly tasks?: Readonly<Record<string, { title: string; status: string }>>;
 }
 
 export interface FakeWorkspace {
@@ -114,6 +118,43 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
         };
         messages.set(key(channel, ts), updated);
         return { ok: true, channel, ts, text: updated.text, message: wireMessage(updated, identity, false) };
+      }
+      case 'chat.startStream': {
+        const threadTs = text('thread_ts');
+        if (!threadTs) return { ok: false, error: 'invalid_arguments' };
+        // Outside a DM Slack streams to one person, who must be named.
+        if (!channel.startsWith('D') && (!text('recipient_user_id') || !text('recipient_team_id')))
+          return { ok: false, error: 'missing_recipient' };
+        const ts = nextTs();
+        const started = withChunks(
+          {
+            channel,
+            ts,
+            threadTs,
+            text: text('markdown_text') ?? '',
+            blocks: [],
+            metadata: undefined,
+            updates: 0,
+            streaming: true,
+            tasks: {},
+          },
+          params.chunks,
+        );
+        messages.set(key(channel, ts), started);
+        return { ok: true, channel, ts };
+      }
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        const ts = text('ts') ?? '';
+        const existing = messages.get(key(channel, ts));
+        if (!existing) return { ok: false, error: 'message_not_found' };
+        if (!existing.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
+        const grown = withChunks(
+          { ...existing, text: existing.text + (text('markdown_text') ?? '') },
+          params.chunks,
+        );
+        messages.set(key(channel, ts), { ...grown, streaming: method === 'chat.appendStream' });
+        return { ok: true, channel, ts };
       }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: nextTs() };
@@ -282,6 +323,18 @@ function wireMessage(
     ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
     ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
   };
+}
+
+/** A stream's text grows by its markdown chunks; its tasks take the latest state of each id. */
+function withChunks(message: FakeMessage, chunks: unknown): FakeMessage {
+  let text = message.text;
+  const tasks = { ...message.tasks };
+  for (const chunk of Array.isArray(chunks) ? (chunks as Record<string, unknown>[]) : []) {
+    if (chunk.type === 'markdown_text' && typeof chunk.text === 'string') text += chunk.text;
+    if (chunk.type === 'task_update' && typeof chunk.id === 'string')
+      tasks[chunk.id] = { title: String(chunk.title ?? ''), status: String(chunk.status ?? '') };
+  }
+  return { ...message, text, tasks };
 }
 
 function blocksOf(params: Record<string, unknown>): Record<string, unknown>[] {
