@@ -14,10 +14,12 @@ import { openLocalWorkspace } from './local/open-local-workspace.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
+import { createProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/create-bolt-app.js';
+import { createLiveAnswers, type LiveAnswersDeps } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import {
@@ -58,6 +60,11 @@ export interface HoldfastOverrides {
   readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
   /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
   readonly workingAfterMs?: number;
+  /**
+   * When and how often a running turn's answer is shown as it is written (see `createLiveAnswers`);
+   * `showAfterMs: Infinity` shows answers only once complete.
+   */
+  readonly live?: Pick<LiveAnswersDeps, 'showAfterMs' | 'streamIntervalMs' | 'updateIntervalMs'>;
 }
 
 export interface Holdfast {
@@ -166,6 +173,16 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       rejectRateLimitedCalls: true,
       timeout: 20_000,
     });
+    // Shared by the thread status (which opens live messages) and delivery (whose answers replace them).
+    const processIdentity = overrides.identity ?? createProcessIdentity();
+    const live = createLiveAnswers({
+      slack,
+      store,
+      logger: logger.child({ component: 'slack-live' }),
+      owner: () => processIdentity.owner,
+      now,
+      ...overrides.live,
+    });
     const delivery = createSlackDelivery({
       slack: createSlackWebApi({
         client: deliveryClient,
@@ -177,6 +194,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger: logger.child({ component: 'slack-delivery' }),
       redact,
       now,
+      live,
     });
     const runtime = new Runtime({
       store,
@@ -192,7 +210,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       approvalExpiryMs: config.approvalTtlMs,
       budget: config.turnBudget,
       admission: config.admission,
-      identity: overrides.identity,
+      identity: processIdentity,
       leaseMs: overrides.leaseMs,
       delivery: { port: delivery, ...overrides.delivery },
       redact,
@@ -208,6 +226,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       redact,
       workingAfterMs: overrides.workingAfterMs,
+      live,
     });
 
     const eventsUrl = await startBoltApp(app, mode);

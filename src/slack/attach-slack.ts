@@ -9,6 +9,7 @@ import { registerApprovalActionListener } from './listeners/approval-action-list
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
+import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
 import { createSlackTurnObserver } from './slack-turn-observer.js';
 
@@ -27,6 +28,8 @@ export interface AttachSlackOptions {
   readonly redact: Redact;
   /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
   readonly workingAfterMs?: number;
+  /** Answers shown as they are written; shared with delivery, whose answers replace them. */
+  readonly live?: LiveAnswers;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -53,6 +56,12 @@ export function attachSlack(options: AttachSlackOptions): void {
     if (isStoreFault(error.original ?? error)) throw error;
   });
   runtime.observe(
-    createSlackTurnObserver({ slack, store: runtime.store, logger, workingAfterMs: options.workingAfterMs }),
+    createSlackTurnObserver({
+      slack,
+      store: runtime.store,
+      logger,
+      workingAfterMs: options.workingAfterMs,
+      live: options.live,
+    }),
   );
 }

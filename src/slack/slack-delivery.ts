@@ -14,6 +14,7 @@ import {
   type SlackMessage,
 } from './blocks/index.js';
 import { describeFailure } from './describe-failure.js';
+import type { LiveAnswers } from './live-answers.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
@@ -28,6 +29,8 @@ export interface SlackDeliveryDeps {
   /** The configured secrets and credential patterns, applied to answers before they become mrkdwn. */
   readonly redact: Redact;
   readonly now?: () => number;
+  /** The live messages of running turns: an answer replaces its turn's instead of posting anew. */
+  readonly live?: LiveAnswers;
 }
 
 const answerPart = z.array(z.string());
@@ -97,6 +100,35 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     return { channel: posted.channel, ts: posted.ts };
   };
 
+  /**
+   * The answer's first message takes the place of the turn's live message (stopped first, if it is a
+   * stream), so the answer appears once, where people watched it being written. Rewriting is idempotent,
+   * so a retry after a crash rewrites it again rather than posting. A live message that is gone (deleted)
+   * leaves the answer to be posted as usual.
+   */
+  const replaceLive = async (turnId: string, chunks: string[]): Promise<SentPart | undefined> => {
+    const live = await deps.live?.takeOver(turnId);
+    if (!live) return undefined;
+    if (live.kind === 'stream') {
+      // Already stopped (a retry, or Slack timed it out) is the state wanted.
+      await slack.stopStream({ channel: live.channel, ts: live.ts }).catch((error: unknown) => {
+        deps.logger.debug({ err: error, turnId }, 'could not stop the stream; rewriting it anyway');
+      });
+    }
+    try {
+      await slackCall('chat.update', () =>
+        slack.updateMessage({ channel: live.channel, ts: live.ts, ...answerMessage(chunks) }),
+      );
+    } catch (error) {
+      if (!(error instanceof DeliveryError && goneMessage.has(error.reason))) throw error;
+      deps.logger.info({ turnId, live }, 'the live message is gone; posting the answer');
+      await store.liveMessages.forget(turnId);
+      return undefined;
+    }
+    await store.liveMessages.forget(turnId);
+    return { channel: live.channel, ts: live.ts };
+  };
+
   const renderCard = (approval: Approval, conversation: Conversation): SlackMessage => {
     const view = presentApproval(approval, { policy, channelId: conversation.channelId });
     const outcome = outcomeOf(approval);
@@ -161,6 +193,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'answer': {
           const conversation = await conversationOf(entry.conversationId);
+          if (part.index === 0) {
+            const replaced = await replaceLive(message.turnId, answerPart.parse(JSON.parse(part.content)));
+            if (replaced) return replaced;
+          }
           return postOnce(
             entry,
             part.index,

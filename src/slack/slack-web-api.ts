@@ -86,7 +86,11 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const redactChunk = (chunk: StreamChunk): AnyChunk =>
     chunk.type === 'markdown_text'
       ? { type: 'markdown_text', text: redact(chunk.text) }
-      : { ...chunk, title: redact(chunk.title), ...(chunk.details ? { details: redact(chunk.details) } : {}) };
+      : {
+          ...chunk,
+          title: redact(chunk.title),
+          ...(chunk.details ? { details: redact(chunk.details) } : {}),
+        };
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;
   const conversationMembers = createConversationMembers({
@@ -253,7 +257,11 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
     async appendStream(target) {
       await call('chat.appendStream', () =>
-        client.chat.appendStream({ channel: target.channel, ts: target.ts, chunks: target.chunks.map(redactChunk) }),
+        client.chat.appendStream({
+          channel: target.channel,
+          ts: target.ts,
+          chunks: target.chunks.map(redactChunk),
+        }),
       );
     },
     async stopStream(target) {
