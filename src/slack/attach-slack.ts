@@ -8,6 +8,7 @@ import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
+import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
 import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
@@ -48,6 +49,7 @@ export function attachSlack(options: AttachSlackOptions): void {
   });
   registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);
+  registerStopTurnListener(app, { runtime, logger, teamId: options.teamId });
   registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a Slack listener');

@@ -1,7 +1,9 @@
+import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import type { TurnProgress } from '../agent/turn-progress.js';
 import type { Conversation, Turn } from '../store/records.js';
 import type { LiveMessage } from '../store/store.js';
+import { stopTurnActions } from './blocks/stop-button.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort, StreamChunk } from './slack-port.js';
 import { markdownToMrkdwn } from './text/index.js';
@@ -40,7 +42,7 @@ export interface LiveTurnMessageOptions {
 }
 
 /** A fallback message shows the end of a long answer; the delivered answer replaces it whole. */
-const fallbackLimit = 3_500;
+const fallbackLimit = 2_900;
 /** Text with no whitespace this long is sent as it is rather than held for the rest of its word. */
 const longestHeldWord = 200;
 
@@ -139,6 +141,15 @@ export class LiveTurnMessage {
     return whole.length > fallbackLimit ? `…${whole.slice(whole.length - fallbackLimit)}` : whole;
   }
 
+  /** The fallback message: what `rendered` says, with the Stop button under it. */
+  #fallbackMessage(): { text: string; blocks: KnownBlock[] } {
+    const text = this.rendered();
+    return {
+      text,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, stopTurnActions(this.#options.turn.id)],
+    };
+  }
+
   #task(id: string, title: string, status: TaskStatus, details: string | undefined): Task {
     const task = this.#tasks.get(id) ?? { title, status, details, startedAt: undefined };
     task.status = status;
@@ -197,7 +208,7 @@ export class LiveTurnMessage {
       } else if (opened.kind === 'stream') {
         await slack.appendStream({ channel: opened.channel, ts: opened.ts, chunks });
       } else {
-        await slack.updateMessage({ channel: opened.channel, ts: opened.ts, text: this.rendered() });
+        await slack.updateMessage({ channel: opened.channel, ts: opened.ts, ...this.#fallbackMessage() });
       }
     } catch (error) {
       if (error instanceof SlackApiError && error.retryAfterMs !== undefined) {
@@ -231,7 +242,7 @@ export class LiveTurnMessage {
           threadTs: conversation.threadTs,
           recipientUserId: turn.requestedBy,
           recipientTeamId: conversation.teamId,
-          chunks,
+          chunks: [...chunks, { type: 'blocks', blocks: [stopTurnActions(turn.id)] }],
         });
         return { channel: started.channel, ts: started.ts, kind: 'stream' };
       } catch (error) {

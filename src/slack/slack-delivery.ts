@@ -19,7 +19,7 @@ import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
 import { capAnswer } from './text/cap-answer.js';
-import { answerMessage, markdownToMrkdwn, planAnswerMessages } from './text/index.js';
+import { answerMessage, markdownToMrkdwn, mentionUser, planAnswerMessages } from './text/index.js';
 
 export interface SlackDeliveryDeps {
   readonly slack: SlackPort;
@@ -207,7 +207,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'turn-notice': {
           const conversation = await conversationOf(entry.conversationId);
-          const notice = buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
+          const notice =
+            message.notice.type === 'stopped'
+              ? stoppedNotice(message.notice.by)
+              : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
             part.index,
@@ -234,6 +237,12 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
       }
     },
   };
+}
+
+/** The mention is the person who pressed Stop, so it is kept as a mention (the rest is our own text). */
+function stoppedNotice(userId: string): SlackMessage {
+  const text = `⏹️ Stopped by ${mentionUser(userId)}.`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }
 
 /** A failure while looking for an earlier attempt's part: whether it landed is still unknown. */

@@ -57,9 +57,10 @@ export interface StreamStart {
   readonly chunks: readonly StreamChunk[];
 }
 
-/** The chunks holdfast streams: answer text (markdown), and one task per tool call. */
+/** The chunks holdfast streams: answer text (markdown), one task per tool call, and the Stop button. */
 export type StreamChunk =
   | { readonly type: 'markdown_text'; readonly text: string }
+  | { readonly type: 'blocks'; readonly blocks: readonly KnownBlock[] }
   | {
       readonly type: 'task_update';
       readonly id: string;

@@ -83,16 +83,22 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     }
   };
 
-  const redactChunk = (chunk: StreamChunk): AnyChunk =>
-    chunk.type === 'markdown_text'
-      ? { type: 'markdown_text', text: redact(chunk.text) }
-      : {
+  const blocks = (value: readonly KnownBlock[] | undefined) =>
+    value ? value.map((block) => redactStrings(block, redact)) : undefined;
+  const redactChunk = (chunk: StreamChunk): AnyChunk => {
+    switch (chunk.type) {
+      case 'markdown_text':
+        return { type: 'markdown_text', text: redact(chunk.text) };
+      case 'blocks':
+        return { type: 'blocks', blocks: blocks(chunk.blocks) ?? [] };
+      case 'task_update':
+        return {
           ...chunk,
           title: redact(chunk.title),
           ...(chunk.details ? { details: redact(chunk.details) } : {}),
         };
-  const blocks = (value: readonly KnownBlock[] | undefined) =>
-    value ? value.map((block) => redactStrings(block, redact)) : undefined;
+    }
+  };
   const conversationMembers = createConversationMembers({
     client,
     logger,
