@@ -133,7 +133,7 @@ export class LiveTurnMessage {
 
   /** The fallback message's text: the reply so far in mrkdwn, then one line per task. */
   rendered(): string {
-    const text = markdownToMrkdwn(this.#text.slice(0, this.#sent));
+    const text = markdownToMrkdwn(this.#text.slice(0, this.#sent), { allowedPings: new Set() });
     const tasks = [...this.#tasks.values()].map(
       (task) => `${taskMark[task.status]} \`${task.title}\`${task.details ? ` (${task.details})` : ''}`,
     );

@@ -34,6 +34,7 @@ export interface SlackDeliveryDeps {
 }
 
 const answerPart = z.array(z.string());
+const noPings: ReadonlySet<string> = new Set();
 const cardPart = z.object({ channel: z.string(), ts: z.string() });
 
 /** Card rewrites find nothing to rewrite when the card is gone: that rewrite is done, not failed. */
@@ -148,9 +149,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           return approval.cards.map((card) => JSON.stringify(card));
         }
         case 'answer':
-          return planAnswerMessages(capAnswer(markdownToMrkdwn(deps.redact(message.text)))).map((chunks) =>
-            JSON.stringify(chunks),
-          );
+          // The answer is model output: it notifies nobody (see `allowedPings`).
+          return planAnswerMessages(
+            capAnswer(markdownToMrkdwn(deps.redact(message.text), { allowedPings: noPings })),
+          ).map((chunks) => JSON.stringify(chunks));
       }
     },
 
