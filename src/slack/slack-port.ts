@@ -39,6 +39,16 @@ export interface SlackPort {
   /** The id of the app's direct message channel with a user. */
   openDirectMessage(userId: string): Promise<string>;
   /**
+   * The newest `limit` messages of a thread posted before `beforeTs` (its root included), oldest first:
+   * what the people in it have said, for the model to read as context.
+   */
+  threadMessages(where: {
+    channel: string;
+    threadTs: string;
+    beforeTs: string;
+    limit: number;
+  }): Promise<readonly ThreadMessage[]>;
+  /**
    * Slack's answer streaming (`chat.startStream`): a reply in the thread that grows as text and task
    * chunks are appended, until it is stopped. Fails where the workspace or the conversation does not
    * support it; the caller then keeps a plain message up to date instead.
@@ -46,6 +56,15 @@ export interface SlackPort {
   startStream(stream: StreamStart): Promise<{ ts: string; channel: string }>;
   appendStream(target: { channel: string; ts: string; chunks: readonly StreamChunk[] }): Promise<void>;
   stopStream(target: { channel: string; ts: string; chunks?: readonly StreamChunk[] }): Promise<void>;
+}
+
+export interface ThreadMessage {
+  readonly ts: string;
+  /** The author; undefined for a bot or an integration. */
+  readonly user: string | undefined;
+  /** Set when a bot posted it (holdfast's own messages included). */
+  readonly botId: string | undefined;
+  readonly text: string;
 }
 
 export interface StreamStart {

@@ -59,6 +59,18 @@ const userResponse = z.object({
   }),
 });
 const groupResponse = z.object({ users: z.array(z.string()) });
+const repliesResponse = z.object({
+  messages: z
+    .array(
+      z.object({
+        ts: z.string(),
+        user: z.string().optional(),
+        bot_id: z.string().optional(),
+        text: z.string().optional(),
+      }),
+    )
+    .default([]),
+});
 const permalinkResponse = z.object({ permalink: z.string() });
 
 /** Reactions that are already there (or already gone) are the state we wanted, not a failure. */
@@ -278,6 +290,29 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           ...(target.chunks ? { chunks: target.chunks.map(redactChunk) } : {}),
         }),
       );
+    },
+    async threadMessages(where) {
+      const result = repliesResponse.parse(
+        await call('conversations.replies', () =>
+          client.conversations.replies({
+            channel: where.channel,
+            ts: where.threadTs,
+            latest: where.beforeTs,
+            inclusive: false,
+            // One page: a thread longer than this is read from its start, and its newest part kept below.
+            limit: 200,
+          }),
+        ),
+      );
+      return result.messages
+        .filter((message) => message.ts !== where.beforeTs)
+        .slice(-where.limit)
+        .map((message) => ({
+          ts: message.ts,
+          user: message.user,
+          botId: message.bot_id,
+          text: message.text ?? '',
+        }));
     },
     async permalink(channel, ts) {
       try {

@@ -37,6 +37,8 @@ export interface FakeMessage {
   readonly updates: number;
   /** Set on a message made with `chat.startStream`: whether it is still open for `chat.appendStream`. */
   readonly streaming?: boolean;
+  /** Set on a message a person posted (seeded by a test); holdfast's own messages have none. */
+  readonly user?: string;
   /** The task chunks a stream carried, by id, as last updated. */
   readonly tasks?: Readonly<Record<string, { title: string; status: string }>>;
 }
@@ -50,6 +52,14 @@ export interface FakeWorkspace {
   setGroupMembers(groupId: string, members: readonly string[]): void;
   setChannel(channelId: string, info: FakeChannel): void;
   setSocketModeUrl(url: string): void;
+  /** A message a person posted, for methods that read history (`conversations.replies`). */
+  addHumanMessage(message: {
+    channel: string;
+    ts: string;
+    threadTs?: string;
+    user: string;
+    text: string;
+  }): void;
 }
 
 /** The app's DM with a user: Slack takes a user id as `channel` and posts there. */
@@ -171,6 +181,7 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
           .filter((message) => message.channel === channel)
           .filter((message) => message.ts === threadTs || message.threadTs === threadTs)
           .filter(after(text('oldest')))
+          .filter(before(text('latest'), params.inclusive === true || params.inclusive === 'true'))
           .sort(byTs);
         return page(thread, params, (message) => wireMessage(message, identity, withMetadata));
       }
@@ -275,7 +286,26 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
     setSocketModeUrl(url) {
       socketModeUrl = url;
     },
+    addHumanMessage(message) {
+      messages.set(key(message.channel, message.ts), {
+        channel: message.channel,
+        ts: message.ts,
+        threadTs: message.threadTs,
+        text: message.text,
+        blocks: [],
+        metadata: undefined,
+        updates: 0,
+        user: message.user,
+      });
+    },
   };
+}
+
+/** Slack's `latest` bounds from above, exclusive unless `inclusive`. */
+function before(latest: string | undefined, inclusive: boolean): (message: FakeMessage) => boolean {
+  if (!latest) return () => true;
+  const bound = Number(latest);
+  return (message) => (inclusive ? Number(message.ts) <= bound : Number(message.ts) < bound);
 }
 
 /** Slack's `oldest` is exclusive: messages strictly after it. */
@@ -312,6 +342,15 @@ function wireMessage(
   identity: FakeIdentity,
   withMetadata: boolean,
 ): Record<string, unknown> {
+  if (message.user) {
+    return {
+      type: 'message',
+      user: message.user,
+      text: message.text,
+      ts: message.ts,
+      ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+    };
+  }
   return {
     type: 'message',
     subtype: 'bot_message',
