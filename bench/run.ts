@@ -12,11 +12,13 @@ import Database from 'better-sqlite3';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import { benchNoopTool, buildHoldfastHarness } from './holdfast-cycle.js';
+import { measureLiveAnswers } from './live-answer.js';
 import { fixed, percentile } from './percentile.js';
 
 const cycles = Number(process.env.BENCH_CYCLES ?? 500);
 const parkedConversations = Number(process.env.BENCH_PARKED ?? 10_000);
 const rawCommits = Number(process.env.BENCH_RAW_COMMITS ?? 2_000);
+const liveAnswers = Number(process.env.BENCH_LIVE_ANSWERS ?? 20);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 const teamId = 'TBENCH';
 const channelId = 'CBENCH';
@@ -166,6 +168,7 @@ async function main(): Promise<void> {
   const suspended = await measureSuspended();
   const pinned = measurePinned();
   pinned.release();
+  const live = await measureLiveAnswers(liveAnswers);
 
   // Every commit of the cycle, the outbox's included, counts against its budget.
   const budget = 3 * cycle.commitsPerCycle * raw.p99;
@@ -186,6 +189,11 @@ async function main(): Promise<void> {
     suspended_10k_heap_mb: fixed(suspended, 2),
     pinned_10k_heap_mb: fixed(pinned.grown, 2),
     pinned_over_suspended: fixed(ratio, 1),
+    live_answers: live.answers,
+    live_first_text_p50_ms: fixed(live.firstTextP50Ms),
+    live_first_text_p99_ms: fixed(live.firstTextP99Ms),
+    live_slack_calls_per_answer: fixed(live.slackCallsPerAnswer, 1),
+    live_stream_calls_per_answer: fixed(live.streamCallsPerAnswer, 1),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
       commits_per_cycle_at_most_10: cycle.commitsPerCycle <= 10,
@@ -203,6 +211,14 @@ async function main(): Promise<void> {
     [`${parkedConversations} suspended (SQLite only)`, `${results.suspended_10k_heap_mb} MB heap`],
     [`${parkedConversations} parked in memory`, `${results.pinned_10k_heap_mb} MB heap`],
     ['pinned / suspended', `${results.pinned_over_suspended}×`],
+    [
+      'mention → first streamed text p50 / p99',
+      `${results.live_first_text_p50_ms} ms / ${results.live_first_text_p99_ms} ms`,
+    ],
+    [
+      'Slack calls per streamed answer (stream calls)',
+      `${results.live_slack_calls_per_answer} (${results.live_stream_calls_per_answer})`,
+    ],
   ];
   const width = Math.max(...table.map(([label]) => (label ?? '').length));
   for (const [label, value] of table) process.stdout.write(`${(label ?? '').padEnd(width)}  ${value}\n`);
