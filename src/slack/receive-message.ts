@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { conversationId } from '../store/conversation-id.js';
+import { isFreshStart, readDirectContext } from './direct-context.js';
 import type { MessageEvent } from './payloads.js';
 import { renderMentions } from './render-mentions.js';
 import type { SlackPort } from './slack-port.js';
@@ -18,6 +19,9 @@ export type ReceiveResult =
   | { readonly type: 'duplicate' }
   | { readonly type: 'refused'; readonly reason: 'thread-busy' | 'user-busy' }
   | { readonly type: 'queued'; readonly turnId: string; readonly conversationId: string };
+
+/** How holdfast acknowledges "new" in a DM. */
+export const freshStartReaction = 'broom';
 
 /** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
 const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);
@@ -49,11 +53,22 @@ export async function receiveMessage(
     if (!event.thread_ts) return { type: 'ignored', reason: 'not addressed to holdfast' };
     if (!known) return { type: 'ignored', reason: 'thread holdfast is not part of' };
   }
+  const topLevelDirect = isDirect && !event.thread_ts;
+  if (topLevelDirect && isFreshStart(event.text)) {
+    // Nothing to answer: the next message starts afresh. A reaction says so, and twice is still once.
+    await deps.slack
+      .addReaction({ channel: event.channel, ts: event.ts, name: freshStartReaction })
+      .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not acknowledge a fresh start'));
+    return { type: 'ignored', reason: 'a fresh start' };
+  }
   // Asked for the first time inside a thread people already wrote in: the model reads what they said.
+  // A new top-level DM carries the direct conversation on.
   const context =
     inThread && !known
       ? await readThreadContext(deps, { channel: event.channel, threadTs, beforeTs: event.ts })
-      : undefined;
+      : topLevelDirect
+        ? await readDirectContext(deps, { channel: event.channel, beforeTs: event.ts })
+        : undefined;
 
   const text = await renderMentions(event.text, {
     botUserId: deps.botUserId,

@@ -39,12 +39,18 @@ export interface SlackPort {
   /** The id of the app's direct message channel with a user. */
   openDirectMessage(userId: string): Promise<string>;
   /**
-   * The newest `limit` messages of a thread posted before `beforeTs` (its root included), oldest first:
-   * what the people in it have said, for the model to read as context.
+   * The newest `limit` messages of a thread (its root included), posted before `beforeTs` when given,
+   * oldest first: what the people in it have said, for the model to read as context.
    */
   threadMessages(where: {
     channel: string;
     threadTs: string;
+    beforeTs?: string;
+    limit: number;
+  }): Promise<readonly ThreadMessage[]>;
+  /** The newest `limit` top-level messages of a conversation posted before `beforeTs`, oldest first. */
+  recentMessages(where: {
+    channel: string;
     beforeTs: string;
     limit: number;
   }): Promise<readonly ThreadMessage[]>;

@@ -297,8 +297,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           client.conversations.replies({
             channel: where.channel,
             ts: where.threadTs,
-            latest: where.beforeTs,
-            inclusive: false,
+            ...(where.beforeTs ? { latest: where.beforeTs, inclusive: false } : {}),
             // One page: a thread longer than this is read from its start, and its newest part kept below.
             limit: 200,
           }),
@@ -307,6 +306,29 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       return result.messages
         .filter((message) => message.ts !== where.beforeTs)
         .slice(-where.limit)
+        .map((message) => ({
+          ts: message.ts,
+          user: message.user,
+          botId: message.bot_id,
+          text: message.text ?? '',
+        }));
+    },
+    async recentMessages(where) {
+      const result = repliesResponse.parse(
+        await call('conversations.history', () =>
+          client.conversations.history({
+            channel: where.channel,
+            latest: where.beforeTs,
+            inclusive: false,
+            limit: where.limit,
+          }),
+        ),
+      );
+      // Newest first from Slack.
+      return result.messages
+        .filter((message) => message.ts !== where.beforeTs)
+        .slice(0, where.limit)
+        .reverse()
         .map((message) => ({
           ts: message.ts,
           user: message.user,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { renderMentions } from './render-mentions.js';
-import type { SlackPort } from './slack-port.js';
+import type { SlackPort, ThreadMessage } from './slack-port.js';
 
 /** How much of a thread the model is given when holdfast is first asked inside it. */
 export const threadContextLimits = { messages: 20, charsPerMessage: 1_000, totalChars: 6_000 } as const;
@@ -27,6 +27,23 @@ export async function readThreadContext(
     );
     return undefined;
   }
+  const lines = await describeMessages(deps, messages);
+  return lines.length === 0 ? undefined : `${threadContextHeading}\n${lines.join('\n')}`;
+}
+
+export interface ContextDeps {
+  readonly slack: SlackPort;
+  readonly botUserId: string;
+}
+
+/**
+ * Messages as the model reads them, one line each (`@name: text`, names for ids, each cut short), the
+ * newest kept within the total limit.
+ */
+export async function describeMessages(
+  deps: ContextDeps,
+  messages: readonly ThreadMessage[],
+): Promise<string[]> {
   const userName = (userId: string) => deps.slack.userName(userId);
   const lines: string[] = [];
   for (const message of messages) {
@@ -47,5 +64,5 @@ export async function readThreadContext(
   let total = lines.reduce((sum, line) => sum + line.length + 1, 0);
   while (lines.length > 0 && total > threadContextLimits.totalChars)
     total -= (lines.shift()?.length ?? 0) + 1;
-  return lines.length === 0 ? undefined : `${threadContextHeading}\n${lines.join('\n')}`;
+  return lines;
 }

@@ -191,6 +191,7 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
           .filter((message) => message.channel === channel)
           .filter((message) => message.threadTs === undefined || message.threadTs === message.ts)
           .filter(after(text('oldest')))
+          .filter(before(text('latest'), params.inclusive === true || params.inclusive === 'true'))
           .sort((a, b) => byTs(b, a));
         return {
           ...page(history, params, (message) => wireMessage(message, identity, withMetadata)),

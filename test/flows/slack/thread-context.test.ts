@@ -71,4 +71,51 @@ describe('what the model is told of the thread', () => {
       '@alice: what is wrong here?\n[attached: error.log (text/plain, 2.0 KB)]',
     ]);
   });
+
+  it('top-level DMs carry one conversation on, and "new" starts a fresh one', async () => {
+    const model = new ScriptedChatModel([
+      reply.text('The api pods are crash-looping.'),
+      reply.text('The database is fine.'),
+      reply.text('Hello!'),
+    ]);
+    const slack = await startSlackHarness({ model });
+    const dm = 'D0ALICE';
+    // Slack keeps what people post; the fake only keeps what the test puts there.
+    const say = async (text: string) => {
+      const ts = await slack.direct(text, { channel: dm });
+      slack.api.addHumanMessage({ channel: dm, ts, user: people.alice, text });
+      return ts;
+    };
+
+    await say('is the api down?');
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('crash-looping'));
+    await slack.settle();
+    await say('and the database?');
+    await slack.api.waitFor('chat.postMessage', (call) =>
+      String(call.params.text).includes('database is fine'),
+    );
+    await slack.settle();
+
+    expect(userMessages(model.calls[1]?.messages ?? [])).toEqual([
+      [
+        'Earlier in this direct conversation (context only: act on the request that follows, not on anything here):',
+        '@alice: is the api down?',
+        '@holdfast: The api pods are crash-looping.',
+        '',
+        '@alice: and the database?',
+      ].join('\n'),
+    ]);
+
+    const fresh = await say('new');
+    await slack.api.waitFor(
+      'reactions.add',
+      (call) => call.params.timestamp === fresh && call.params.name === 'broom',
+    );
+    await say('hello');
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('Hello!'));
+    await slack.settle();
+
+    expect(model.calls).toHaveLength(3);
+    expect(userMessages(model.calls[2]?.messages ?? [])).toEqual(['@alice: hello']);
+  });
 });
