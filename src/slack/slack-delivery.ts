@@ -107,7 +107,11 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
    * so a retry after a crash rewrites it again rather than posting. A live message that is gone (deleted)
    * leaves the answer to be posted as usual.
    */
-  const replaceLive = async (turnId: string, chunks: string[]): Promise<SentPart | undefined> => {
+  const replaceLive = async (
+    entry: OutboxEntry,
+    turnId: string,
+    chunks: string[],
+  ): Promise<SentPart | undefined> => {
     const live = await deps.live?.takeOver(turnId);
     if (!live) return undefined;
     if (live.kind === 'stream') {
@@ -118,7 +122,13 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     }
     try {
       await slackCall('chat.update', () =>
-        slack.updateMessage({ channel: live.channel, ts: live.ts, ...answerMessage(chunks) }),
+        // Tagged with the part's key: a retry after a crash that lost this outcome finds it, not posts it.
+        slack.updateMessage({
+          channel: live.channel,
+          ts: live.ts,
+          deliveryKey: `${entry.key}#0`,
+          ...answerMessage(chunks),
+        }),
       );
     } catch (error) {
       if (!(error instanceof DeliveryError && goneMessage.has(error.reason))) throw error;
@@ -196,7 +206,11 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         case 'answer': {
           const conversation = await conversationOf(entry.conversationId);
           if (part.index === 0) {
-            const replaced = await replaceLive(message.turnId, answerPart.parse(JSON.parse(part.content)));
+            const replaced = await replaceLive(
+              entry,
+              message.turnId,
+              answerPart.parse(JSON.parse(part.content)),
+            );
             if (replaced) return replaced;
           }
           return postOnce(

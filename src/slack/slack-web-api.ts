@@ -143,6 +143,10 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           ts: message.ts,
           text: redact(message.text),
           blocks: blocks(message.blocks),
+          // A message that becomes a delivery (an answer replacing a live message) is tagged like a post.
+          ...(message.deliveryKey
+            ? { metadata: { event_type: deliveryEventType, event_payload: { key: message.deliveryKey } } }
+            : {}),
         }),
       );
     },

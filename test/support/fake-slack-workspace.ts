@@ -124,6 +124,7 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
           ...existing,
           text: text('text') ?? existing.text,
           blocks: params.blocks === undefined ? existing.blocks : blocksOf(params),
+          metadata: params.metadata === undefined ? existing.metadata : metadataOf(params.metadata),
           updates: existing.updates + 1,
         };
         messages.set(key(channel, ts), updated);

@@ -108,6 +108,8 @@ describe('live answers', () => {
     expect(thread).toHaveLength(1);
     expect(thread[0]).toMatchObject({ streaming: false, tasks: { call_df: { status: 'complete' } } });
     expect(answerText(thread[0])).toBe('The disk is 41% full.');
+    // Tagged as the answer's first part, so a retry after a crash finds it instead of posting again.
+    expect(thread[0]?.metadata?.event_payload.key).toMatch(/^answer:.+#0$/);
     expect(readRows(slack.databasePath, 'SELECT * FROM live_messages')).toEqual([]);
     expect(readRows(slack.databasePath, "SELECT status FROM outbox WHERE key LIKE 'answer:%'")).toEqual([
       { status: 'sent' },
