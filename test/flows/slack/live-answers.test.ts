@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { ChatModel, ChatRequest, ModelReply, ModelStreamEvent } from '../../../src/agent/chat-model.js';
 import type { Tool } from '../../../src/agent/tool.js';
 import { ModelRequestAbortedError } from '../../../src/llm/model-errors.js';
-import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import type { FakeSlackApi, SlackApiCall } from '../../support/fake-slack-api.js';
 import { channel, eventually, readRows, startSlackHarness } from './slack-harness.js';
@@ -172,7 +171,17 @@ describe('live answers', () => {
       { ts: cut, kind: 'stream' },
     ]);
 
-    await slack.restart({ model: new ScriptedChatModel([reply.text('Done: all three hosts patched.')]) });
+    // The recovering process shows its own progress: it opens a stream of its own, closing the cut one first.
+    const second = streamingModel(async (_request, emit) => {
+      emit({ type: 'text', delta: 'Done: all three ' });
+      await slack.api.waitFor(
+        'chat.startStream',
+        (call) => call.response.ok === true && call.response.ts !== cut,
+      );
+      emit({ type: 'text', delta: 'hosts patched.' });
+      return { content: 'Done: all three hosts patched.', toolCalls: [] };
+    });
+    await slack.restart({ model: second });
     await slack.api.waitFor('chat.stopStream', (call) => call.params.ts === cut);
     await slack.settle();
     const answers = () =>
