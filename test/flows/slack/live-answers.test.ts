@@ -195,6 +195,31 @@ describe('live answers', () => {
     expect(answers()).toHaveLength(1);
     expect(readRows(slack.databasePath, 'SELECT * FROM live_messages')).toEqual([]);
   });
+
+  it('never streams a configured secret, even one the model writes across two pieces', async () => {
+    let slackApi: FakeSlackApi | undefined;
+    const api = () => slackApi as FakeSlackApi;
+    const model = streamingModel(async (_request, emit) => {
+      emit({ type: 'text', delta: 'The bot token is xoxb-te' });
+      await streamShows(api(), text('The bot token is'));
+      emit({ type: 'text', delta: 'st-holdfast, rotate it. ' });
+      await streamShows(api(), text('rotate it'));
+      return { content: 'The bot token is xoxb-test-holdfast, rotate it.', toolCalls: [] };
+    });
+    const slack = await startSlackHarness({ model, live });
+    slackApi = slack.api;
+
+    const threadTs = await slack.mention('what is the bot token?');
+    await slack.api.waitFor('chat.update', (call) => JSON.stringify(call.params).includes('rotate it'));
+    await slack.settle();
+
+    const shown = JSON.stringify(
+      slack.api.calls.filter((call) => call.method.startsWith('chat.')).map((call) => call.params),
+    );
+    expect(shown).not.toContain('xoxb-te');
+    expect(shown).toContain('rotate it');
+    expect(slack.api.thread(channel, threadTs)).toHaveLength(1);
+  });
 });
 
 function blocksOf(call: SlackApiCall): Record<string, unknown>[] {
