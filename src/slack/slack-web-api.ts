@@ -1,4 +1,4 @@
-import type { AnyChunk, HomeView, KnownBlock } from '@slack/types';
+import type { HomeView, KnownBlock } from '@slack/types';
 import {
   WebAPIHTTPError,
   WebAPIPlatformError,
@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
 import { SlackApiError } from './slack-errors.js';
-import type { OutgoingMessage, SlackPort, StreamChunk } from './slack-port.js';
+import type { OutgoingMessage, SlackPort } from './slack-port.js';
+import { createSlackStreams } from './slack-streams.js';
 
 export interface SlackWebApiOptions {
   readonly client: WebClient;
@@ -59,18 +60,6 @@ const userResponse = z.object({
   }),
 });
 const groupResponse = z.object({ users: z.array(z.string()) });
-const repliesResponse = z.object({
-  messages: z
-    .array(
-      z.object({
-        ts: z.string(),
-        user: z.string().optional(),
-        bot_id: z.string().optional(),
-        text: z.string().optional(),
-      }),
-    )
-    .default([]),
-});
 const permalinkResponse = z.object({ permalink: z.string() });
 
 /** Reactions that are already there (or already gone) are the state we wanted, not a failure. */
@@ -97,20 +86,6 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
 
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;
-  const redactChunk = (chunk: StreamChunk): AnyChunk => {
-    switch (chunk.type) {
-      case 'markdown_text':
-        return { type: 'markdown_text', text: redact(chunk.text) };
-      case 'blocks':
-        return { type: 'blocks', blocks: blocks(chunk.blocks) ?? [] };
-      case 'task_update':
-        return {
-          ...chunk,
-          title: redact(chunk.title),
-          ...(chunk.details ? { details: redact(chunk.details) } : {}),
-        };
-    }
-  };
   const conversationMembers = createConversationMembers({
     client,
     logger,
@@ -264,82 +239,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
       return openResponse.parse(result).channel.id;
     },
-    async startStream(stream) {
-      const result = await call('chat.startStream', () =>
-        client.chat.startStream({
-          channel: stream.channel,
-          thread_ts: stream.threadTs,
-          recipient_user_id: stream.recipientUserId,
-          recipient_team_id: stream.recipientTeamId,
-          chunks: stream.chunks.map(redactChunk),
-        }),
-      );
-      const started = tsResponse.parse(result);
-      return { ts: started.ts, channel: started.channel ?? stream.channel };
-    },
-    async appendStream(target) {
-      await call('chat.appendStream', () =>
-        client.chat.appendStream({
-          channel: target.channel,
-          ts: target.ts,
-          chunks: target.chunks.map(redactChunk),
-        }),
-      );
-    },
-    async stopStream(target) {
-      await call('chat.stopStream', () =>
-        client.chat.stopStream({
-          channel: target.channel,
-          ts: target.ts,
-          ...(target.chunks ? { chunks: target.chunks.map(redactChunk) } : {}),
-        }),
-      );
-    },
-    async threadMessages(where) {
-      const result = repliesResponse.parse(
-        await call('conversations.replies', () =>
-          client.conversations.replies({
-            channel: where.channel,
-            ts: where.threadTs,
-            ...(where.beforeTs ? { latest: where.beforeTs, inclusive: false } : {}),
-            // One page: a thread longer than this is read from its start, and its newest part kept below.
-            limit: 200,
-          }),
-        ),
-      );
-      return result.messages
-        .filter((message) => message.ts !== where.beforeTs)
-        .slice(-where.limit)
-        .map((message) => ({
-          ts: message.ts,
-          user: message.user,
-          botId: message.bot_id,
-          text: message.text ?? '',
-        }));
-    },
-    async recentMessages(where) {
-      const result = repliesResponse.parse(
-        await call('conversations.history', () =>
-          client.conversations.history({
-            channel: where.channel,
-            latest: where.beforeTs,
-            inclusive: false,
-            limit: where.limit,
-          }),
-        ),
-      );
-      // Newest first from Slack.
-      return result.messages
-        .filter((message) => message.ts !== where.beforeTs)
-        .slice(0, where.limit)
-        .reverse()
-        .map((message) => ({
-          ts: message.ts,
-          user: message.user,
-          botId: message.bot_id,
-          text: message.text ?? '',
-        }));
-    },
+    ...createSlackStreams({ client, call, redact, blocks }),
     async permalink(channel, ts) {
       try {
         const result = await call('chat.getPermalink', () =>
