@@ -14,6 +14,7 @@ import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import { measureBoot } from './boot.js';
 import { benchNoopTool, buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
+import { measureLiveAnswers } from './live-answer.js';
 import { measureThreadLength } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
 import { buildPostgresHarness, measurePostgresRawCommits } from './postgres-cycle.js';
@@ -27,6 +28,7 @@ const threadCycles = Number(process.env.BENCH_THREAD_CYCLES ?? 100);
 const threadLengths = (process.env.BENCH_THREAD_LENGTHS ?? '10,1000,5000').split(',').map(Number);
 const bootPending = Number(process.env.BENCH_BOOT_PENDING ?? 100_000);
 const bootOverdue = Number(process.env.BENCH_BOOT_OVERDUE ?? 10_000);
+const liveAnswers = Number(process.env.BENCH_LIVE_ANSWERS ?? 20);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 /** With a server here, the cycle runs on PostgreSQL too, beside SQLite, in the same run. */
 const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
@@ -228,6 +230,7 @@ async function main(): Promise<void> {
   const suspended = await measureSuspended();
   const pinned = measurePinned();
   pinned.release();
+  const live = await measureLiveAnswers(liveAnswers);
 
   // Every commit of the cycle, the outbox's included, counts against its budget.
   const budget = 3 * cycle.commitsPerCycle * raw.p99;
@@ -263,6 +266,11 @@ async function main(): Promise<void> {
     pinned_10k_heap_mb: fixed(pinned.grown, 2),
     pinned_over_suspended: fixed(ratio, 1),
     ...(postgres ? { postgres } : {}),
+    live_answers: live.answers,
+    live_first_text_p50_ms: fixed(live.firstTextP50Ms),
+    live_first_text_p99_ms: fixed(live.firstTextP99Ms),
+    live_slack_calls_per_answer: fixed(live.slackCallsPerAnswer, 1),
+    live_stream_calls_per_answer: fixed(live.streamCallsPerAnswer, 1),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
       commits_per_cycle_at_most_5: cycle.commitsPerCycle <= 5,
@@ -307,6 +315,14 @@ async function main(): Promise<void> {
           ],
         ]
       : []),
+    [
+      'mention → first streamed text p50 / p99',
+      `${results.live_first_text_p50_ms} ms / ${results.live_first_text_p99_ms} ms`,
+    ],
+    [
+      'Slack calls per streamed answer (stream calls)',
+      `${results.live_slack_calls_per_answer} (${results.live_stream_calls_per_answer})`,
+    ],
   ];
   const width = Math.max(...table.map(([label]) => (label ?? '').length));
   for (const [label, value] of table) process.stdout.write(`${(label ?? '').padEnd(width)}  ${value}\n`);

@@ -19,10 +19,12 @@ import { createOps } from './ops/create-ops.js';
 import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
 import { Runtime } from './runtime/create-runtime.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
+import { createProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/create-bolt-app.js';
+import { createLiveAnswers, type LiveAnswersDeps } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import {
@@ -65,6 +67,11 @@ export interface HoldfastOverrides {
   readonly workingAfterMs?: number;
   /** Where the app's metrics are registered (a new registry when not given). */
   readonly metricsRegistry?: Registry;
+  /**
+   * When and how often a running turn's answer is shown as it is written (see `createLiveAnswers`);
+   * `showAfterMs: Infinity` shows answers only once complete.
+   */
+  readonly live?: Pick<LiveAnswersDeps, 'showAfterMs' | 'streamIntervalMs' | 'updateIntervalMs'>;
 }
 
 export interface Holdfast {
@@ -201,6 +208,16 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact,
       onError: ops.slackError,
     });
+    // Shared by the thread status (which opens live messages) and delivery (whose answers replace them).
+    const processIdentity = overrides.identity ?? createProcessIdentity();
+    const live = createLiveAnswers({
+      slack,
+      store,
+      logger: logger.child({ component: 'slack-live' }),
+      owner: () => processIdentity.owner,
+      now,
+      ...overrides.live,
+    });
     const delivery = createSlackDelivery({
       slack: createSlackWebApi({
         client: deliveryClient,
@@ -213,6 +230,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger: logger.child({ component: 'slack-delivery' }),
       redact,
       now,
+      live,
     });
     const runtime = new Runtime({
       store,
@@ -232,7 +250,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       approvalExpiryMs: config.approvalTtlMs,
       budget: config.turnBudget,
       admission: config.admission,
-      identity: overrides.identity,
+      identity: processIdentity,
       leaseMs: overrides.leaseMs,
       delivery: { port: delivery, ...overrides.delivery },
       redact,
@@ -249,6 +267,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       redact,
       workingAfterMs: overrides.workingAfterMs,
+      live,
     });
 
     const eventsUrl = await startBoltApp(app, mode);

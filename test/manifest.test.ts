@@ -14,7 +14,14 @@ const slackSources = fs
 describe('manifest.yml', () => {
   it('subscribes to exactly the events holdfast handles', () => {
     expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual(
-      ['app_home_opened', 'app_mention', 'message.channels', 'message.groups', 'message.im'].sort(),
+      [
+        'app_home_opened',
+        'app_mention',
+        'message.channels',
+        'message.groups',
+        'message.im',
+        'message.mpim',
+      ].sort(),
     );
   });
 
@@ -30,8 +37,14 @@ describe('manifest.yml', () => {
   it('asks for a scope for every Web API method holdfast calls, and no others', () => {
     // Methods on public, private, DM and group DM conversations need the read scope of each kind.
     const conversationRead = ['channels:read', 'groups:read', 'im:read', 'mpim:read'];
+    const conversationHistory = ['channels:history', 'groups:history', 'im:history', 'mpim:history'];
     const methodScopes: Record<string, readonly string[]> = {
       'chat.postMessage': ['chat:write'],
+      'chat.startStream': ['chat:write'],
+      'chat.appendStream': ['chat:write'],
+      'chat.stopStream': ['chat:write'],
+      'conversations.replies': conversationHistory,
+      'conversations.history': conversationHistory,
       'chat.update': ['chat:write'],
       'chat.postEphemeral': ['chat:write'],
       'reactions.add': ['reactions:write'],

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { readBody, sendJson } from '../../src/local/http-io.js';
+import { sendCompletion } from '../../test/support/send-completion.js';
 
 /**
  * An OpenAI-compatible chat completions server for the load benchmark. Each reply waits `latencyMs`,
@@ -64,7 +65,7 @@ export async function startLoadModelApi(options: LoadModelApiOptions): Promise<L
               ],
             }
           : { role: 'assistant', content: options.answerFor(mention?.marker ?? 'unknown') };
-      sendJson(response, 200, {
+      sendCompletion(response, JSON.parse(raw), {
         id: `chatcmpl-${requests}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),

@@ -14,6 +14,14 @@ export class EmptyModelReplyError extends HoldfastError {
   }
 }
 
+/** Someone pressed Stop: the turn ends here for good, whatever it was doing (it is never re-run). */
+export class TurnStoppedError extends HoldfastError {
+  readonly code = 'turn_stopped';
+  constructor(readonly stoppedBy: string) {
+    super(`Stopped by <@${stoppedBy}>`);
+  }
+}
+
 /** The turn was stopped from outside (shutdown); it is re-run from its transcript later. */
 export class TurnAbortedError extends HoldfastError {
   readonly code = 'turn_aborted';

@@ -3,13 +3,14 @@ import type { Approval } from '../store/records.js';
 import type { Fence, NewApproval, Store } from '../store/store.js';
 import { EmptyModelReplyError, MaxStepsExceededError, TurnAbortedError } from './agent-errors.js';
 import { capText } from './cap-text.js';
-import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from './chat-model.js';
+import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall, ToolSpec } from './chat-model.js';
 import type { KeyValueState } from './kv.js';
 import { estimateToolTokens, fitToBudget } from './model-context.js';
 import type { NestedAgentRequest, Tool } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
 import { runToolBatch, type ToolRuntimeDeps } from './tool-runtime.js';
 import type { TurnBudget } from './turn-budget.js';
+import type { ReportProgress } from './turn-progress.js';
 
 export interface LoopDeps extends ToolRuntimeDeps {
   readonly store: Store;
@@ -44,6 +45,8 @@ export interface LoopRun {
     readonly approvals: readonly NewApproval[];
   }) => Promise<Approval[]>;
   readonly signal: AbortSignal;
+  /** Told what the turn is doing as it happens (the answer's text, its calls); see `TurnProgress`. */
+  readonly progress?: ReportProgress;
 }
 
 /** A nested agent's answer is kept to this many characters: its parent reads it, and so does the model. */
@@ -89,6 +92,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     signal: run.signal,
     suspend: run.suspend,
     takeStartedCall: run.takeStartedCall,
+    progress: run.progress,
     runAgent: (request: NestedAgentRequest, site: ToolCallSite) => runNestedAgent(request, site, run, deps),
   };
   const onStored = (message: ChatMessage) => {
@@ -115,7 +119,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     const context = fitToBudget(history, messageBudget);
     if (context.dropped > 0)
       deps.logger.debug({ dropped: context.dropped }, 'older messages left out of the context');
-    const reply = await run.model.complete({
+    const reply = await askModel(run, {
       messages: [{ role: 'system', content: run.systemPrompt }, ...context.messages],
       tools: specs,
       signal: run.signal,
@@ -130,6 +134,28 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     });
   }
   throw new MaxStepsExceededError(run.maxSteps);
+}
+
+/**
+ * Streams when the model can and someone is watching; the reply is used only once it is whole, so what
+ * runs and what is stored are the same as without streaming (invariant 1).
+ */
+function askModel(run: LoopRun, request: ChatRequest): Promise<ModelReply> {
+  const { model, progress } = run;
+  if (!progress || !model.stream) return model.complete(request);
+  return model.stream(request, (event) => {
+    switch (event.type) {
+      case 'text':
+        progress({ type: 'text', delta: event.delta });
+        return;
+      case 'restart':
+        progress({ type: 'text-reset' });
+        return;
+      case 'tool-call':
+        progress({ type: 'tool-planned', call: { id: event.id, name: event.name } });
+        return;
+    }
+  });
 }
 
 /** The calls of the last assistant message that have no tool result after it. */
@@ -170,6 +196,8 @@ async function runNestedAgent(
       tools: request.tools,
       kv: parent.kv.child(`${request.name}:${site.toolCallId}`),
       maxSteps: request.maxSteps ?? parent.maxSteps,
+      // The nested agent's text is for its parent, not the thread.
+      progress: undefined,
     },
     deps,
   );

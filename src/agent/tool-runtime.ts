@@ -13,6 +13,7 @@ import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
 import { ToolRefusedError } from './tool-refused-error.js';
 import type { TurnBudget } from './turn-budget.js';
+import type { ReportProgress } from './turn-progress.js';
 
 export interface ToolRuntimeDeps {
   readonly store: Store;
@@ -38,6 +39,8 @@ export interface ToolBatch {
    * taken, once, instead of writing it again.
    */
   readonly takeStartedCall: (transcriptId: string, toolCallId: string) => boolean;
+  /** Told as calls start, finish or wait on people; absent for nested agents, whose steps are their own. */
+  readonly progress?: ReportProgress;
   /**
    * Parks the whole turn: writes `message` (when it is not on disk yet) and every pending row in one
    * commit with the suspension, then returns the rows as stored.
@@ -117,6 +120,10 @@ export async function runToolBatch(
   const asks = plans.flatMap((plan) => (plan.type === 'ask' ? [plan.approval] : []));
   const approvals = await batch.suspend({ transcriptId: batch.site.transcriptId, message, approvals: asks });
   if (message) options.onStored(message);
+  batch.progress?.({
+    type: 'awaiting-approval',
+    calls: plans.slice(firstAsk).map(({ call }) => ({ id: call.id, name: call.name })),
+  });
   throw new ApprovalPending(nonEmpty(approvals), true);
 }
 
@@ -215,11 +222,16 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
     });
     return interruptedResult;
   }
+  const shown = { id: call.id, name: call.name };
+  batch.progress?.({ type: 'tool-started', call: shown });
   try {
-    return await tool.execute(args, toolContext(site, tool, batch, deps));
+    const result = await tool.execute(args, toolContext(site, tool, batch, deps));
+    batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'done' });
+    return result;
   } catch (error) {
     // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
     if (error instanceof ApprovalPending) throw error;
+    batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'failed' });
     if (error instanceof ToolRefusedError) {
       await deps.store.audit.record({
         actor: 'holdfast',

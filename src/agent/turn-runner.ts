@@ -4,7 +4,7 @@ import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
 import type { Approval, Conversation, Turn } from '../store/records.js';
 import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
 import { LeaseLostError } from '../store/store-errors.js';
-import { TurnAbortedError } from './agent-errors.js';
+import { TurnAbortedError, TurnStoppedError } from './agent-errors.js';
 import { runAgentLoop, unansweredCalls } from './agent-loop.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ChatModel } from './chat-model.js';
@@ -13,6 +13,7 @@ import type { PermissionChecker } from './permission-checker.js';
 import type { Tool } from './tool.js';
 import { type BudgetLimits, defaultBudgetLimits, TurnBudget } from './turn-budget.js';
 import { TurnLease } from './turn-lease.js';
+import type { ReportProgress, TurnProgress } from './turn-progress.js';
 
 export type TurnOutcome =
   | { readonly type: 'completed'; readonly turn: Turn; readonly answer: string }
@@ -52,6 +53,8 @@ export interface TurnRunnerOptions {
   readonly budget?: BudgetLimits;
   /** Tokens a model call may carry (see `contextBudgetFor`). */
   readonly contextTokens?: number;
+  /** Told what each turn does as it happens, for people watching; see `TurnProgress`. */
+  readonly progress?: (turn: Turn, event: TurnProgress) => void;
 }
 
 export const defaultContextTokens = 24_000;
@@ -64,6 +67,8 @@ export const defaultLeaseMs = 15_000;
  */
 export class TurnRunner {
   readonly #options: TurnRunnerOptions & { leaseMs: number; maxSteps: number };
+  /** The turns running in this process, so a Stop can reach the model call or tool in flight. */
+  readonly #running = new Map<string, AbortController>();
 
   constructor(options: TurnRunnerOptions) {
     // Field by field: callers pass `undefined` for "use the default", which a spread would copy over it.
@@ -116,12 +121,24 @@ export class TurnRunner {
       onLost: (error) => controller.abort(error),
     });
     lease.start();
+    this.#running.set(turn.id, controller);
     try {
       return await this.#drive(claim, controller.signal, lease, log);
     } finally {
+      this.#running.delete(turn.id);
       lease.stop();
       shutdown?.removeEventListener('abort', onShutdown);
     }
+  }
+
+  /**
+   * Stops a turn running in this process at once: its model call is cancelled and its tool's process
+   * group killed. The caller has already ended the turn on disk, so nothing it does after this is kept.
+   */
+  stop(turnId: string, stoppedBy: string): boolean {
+    const controller = this.#running.get(turnId);
+    controller?.abort(new TurnStoppedError(stoppedBy));
+    return controller !== undefined;
   }
 
   /** Resumes a turn after its approvals were decided; anything else is left alone. */
@@ -182,6 +199,7 @@ export class TurnRunner {
           contextTokens: this.#options.contextTokens ?? defaultContextTokens,
           takeStartedCall,
           // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
+          progress: this.#progressOf(turn, log),
           suspend: (batch) =>
             store.turns.suspend(fence, kv.snapshot(), this.#effects([]), { ...batch, outboxFor: cardsFor }),
           signal,
@@ -211,6 +229,15 @@ export class TurnRunner {
       // Invariant 2: the one place ApprovalPending is caught, before any broad handling below.
       if (error instanceof ApprovalPending) return this.#suspended(claim, error, kv, cardsFor, log);
       const stopped = signal.aborted ? signal.reason : undefined;
+      if (stopped instanceof TurnStoppedError) {
+        // Ended on disk by whoever stopped it (with its notice); nothing more is written here.
+        log.info({ stoppedBy: stopped.stoppedBy }, 'turn stopped');
+        return {
+          type: 'failed',
+          turn: await this.#reload(turn),
+          error: { code: stopped.code, message: stopped.message },
+        };
+      }
       if (error instanceof LeaseLostError || stopped instanceof LeaseLostError) {
         // Another process owns the turn now; this one writes nothing more for it (invariant 6).
         log.warn('lease lost; another process owns this turn now');
@@ -316,6 +343,19 @@ export class TurnRunner {
         `Not run: the turn failed before this call ran (${code}).`,
       );
     }
+  }
+
+  /** Watching is decoration: a failing observer never stops the turn. */
+  #progressOf(turn: Turn, log: Logger): ReportProgress | undefined {
+    const progress = this.#options.progress;
+    if (!progress) return undefined;
+    return (event) => {
+      try {
+        progress(turn, event);
+      } catch (error) {
+        log.debug({ err: error }, 'could not report progress');
+      }
+    };
   }
 
   #effects(outbox: readonly NewOutboxEntry[]) {

@@ -1,22 +1,24 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolSpec } from '../agent/chat-model.js';
-import { HoldfastError } from '../errors.js';
-import { describeNetworkFailure } from '../network-failure.js';
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ModelReply,
+  ModelStreamEvent,
+  ToolSpec,
+} from '../agent/chat-model.js';
+import { type AssembledReply, ChatStreamAssembler } from './chat-stream-assembler.js';
 import { describeModelEndpoint } from './model-endpoint.js';
 import {
-  ModelAuthError,
-  ModelBadRequestError,
-  ModelNotFoundError,
-  ModelRateLimitedError,
+  ModelError,
   ModelRequestAbortedError,
   ModelResponseInvalidError,
-  ModelTimeoutError,
   ModelUnavailableError,
-  ModelUnreachableError,
-  type ProviderDetails,
 } from './model-errors.js';
+import { toModelError } from './openai-model-error.js';
 
 type SdkMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type SdkTool = OpenAI.Chat.Completions.ChatCompletionFunctionTool;
@@ -28,17 +30,86 @@ export interface OpenAIChatModelOptions {
   readonly logger: Logger;
   /** Reads the clock only to turn an HTTP-date `retry-after` into a wait. */
   readonly now?: () => number;
+  /**
+   * How long to wait before asking again after a stream broke off mid-way (the SDK retries only failures
+   * before the answer starts). `attempt` counts from 0.
+   */
+  readonly streamRetryDelayMs?: (attempt: number) => number;
 }
 
-/** The chat completions adapter behind the `ChatModel` port: non-streaming, function tools only. */
+const defaultStreamRetryDelayMs = (attempt: number) => Math.min(8_000, 500 * 2 ** attempt);
+
+/** The chat completions adapter behind the `ChatModel` port: function tools only, streamed or not. */
 export function createOpenAIChatModel({
   client,
   model,
   logger,
   now = Date.now,
+  streamRetryDelayMs = defaultStreamRetryDelayMs,
 }: OpenAIChatModelOptions): ChatModel {
   // Named in failures people read, so without anything the base URL might carry besides the address.
   const endpoint = describeModelEndpoint(client.baseURL);
+  const failed = (error: unknown, signal: AbortSignal | undefined) =>
+    toModelError(error, { signal, now, model, endpoint });
+  const params = (request: ChatRequest) => ({
+    model,
+    messages: request.messages.map(toSdkMessage),
+    // The API rejects an empty tools array, so a tool-less request sends none.
+    ...(request.tools.length > 0 ? { tools: request.tools.map(toSdkTool) } : {}),
+  });
+  // The SDK adds an abort listener to the signal it is given and never removes it: a signal of its own per
+  // request keeps the turn's signal (shared by every call of a long turn) clean.
+  const sdkOptions = (request: ChatRequest) => ({
+    signal: request.signal ? AbortSignal.any([request.signal]) : undefined,
+  });
+  const received = (reply: AssembledReply, streamed: boolean): ModelReply => {
+    logger.debug(
+      {
+        model,
+        streamed,
+        finishReason: reply.finishReason,
+        toolCalls: reply.toolCalls.length,
+        usage: reply.usage,
+      },
+      'chat completion received',
+    );
+    if (reply.finishReason === 'length' || reply.finishReason === 'content_filter') {
+      logger.warn(
+        { model, finishReason: reply.finishReason },
+        'the model stopped before finishing its reply',
+      );
+    }
+    return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage };
+  };
+
+  /** One streamed attempt; a failure after the answer began is thrown for `stream` to retry or not. */
+  const streamOnce = async (
+    request: ChatRequest,
+    onEvent: (event: ModelStreamEvent) => void,
+  ): Promise<AssembledReply> => {
+    let chunks: AsyncIterable<unknown>;
+    try {
+      chunks = await client.chat.completions.create(
+        { ...params(request), stream: true, stream_options: { include_usage: true } },
+        sdkOptions(request),
+      );
+    } catch (error) {
+      throw new BeforeStream(failed(error, request.signal));
+    }
+    const assembler = new ChatStreamAssembler();
+    try {
+      for await (const chunk of chunks) {
+        for (const event of assembler.add(chunk)) onEvent(event);
+      }
+    } catch (error) {
+      throw midStreamError(failed(error, request.signal), error);
+    }
+    // The SDK ends the iteration quietly when the request is aborted.
+    if (request.signal?.aborted) throw new ModelRequestAbortedError();
+    if (!assembler.finished) throw new ModelUnavailableError('The model stream ended before the reply did');
+    return assembler.reply();
+  };
+
   return {
     async complete(request: ChatRequest): Promise<ModelReply> {
       logger.debug(
@@ -47,34 +118,60 @@ export function createOpenAIChatModel({
       );
       let body: unknown;
       try {
-        body = await client.chat.completions.create(
-          {
-            model,
-            messages: request.messages.map(toSdkMessage),
-            // The API rejects an empty tools array, so a tool-less request sends none.
-            ...(request.tools.length > 0 ? { tools: request.tools.map(toSdkTool) } : {}),
-          },
-          // The SDK adds an abort listener to the signal it is given and never removes it: a signal of its
-          // own per request keeps the turn's signal (shared by every call of a long turn) clean.
-          { signal: request.signal ? AbortSignal.any([request.signal]) : undefined },
-        );
+        body = await client.chat.completions.create(params(request), sdkOptions(request));
       } catch (error) {
-        throw toModelError(error, { signal: request.signal, now, model, endpoint });
+        throw failed(error, request.signal);
       }
-      const reply = parseCompletion(body);
+      return received(parseCompletion(body), false);
+    },
+
+    async stream(request, onEvent): Promise<ModelReply> {
       logger.debug(
-        { model, finishReason: reply.finishReason, toolCalls: reply.toolCalls.length, usage: reply.usage },
-        'chat completion received',
+        { model, messages: request.messages.length, tools: request.tools.length },
+        'chat completion stream requested',
       );
-      if (reply.finishReason === 'length' || reply.finishReason === 'content_filter') {
-        logger.warn(
-          { model, finishReason: reply.finishReason },
-          'the model stopped before finishing its reply',
-        );
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return received(await streamOnce(request, onEvent), true);
+        } catch (error) {
+          // Failures before the answer began were already retried by the SDK; they are final here.
+          if (error instanceof BeforeStream) throw error.error;
+          if (!isRetryableMidStream(error) || attempt >= client.maxRetries) throw error;
+          logger.info({ model, attempt, err: error }, 'the model stream broke off; asking again');
+          onEvent({ type: 'restart' });
+          try {
+            await sleep(streamRetryDelayMs(attempt), undefined, { signal: request.signal });
+          } catch (abort) {
+            throw new ModelRequestAbortedError({ cause: abort });
+          }
+        }
       }
-      return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage };
     },
   };
+}
+
+/** Carries a failure that happened before any chunk arrived, past the mid-stream retry. */
+class BeforeStream {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * A failure once the answer began: the connection cut mid-body (fetch's plain "terminated") or an error
+ * event in the stream (an API error with no status) means the provider gave up on this reply, not that
+ * the request was wrong.
+ */
+function midStreamError(mapped: unknown, original: unknown): unknown {
+  const brokeOff = 'The model stream broke off before the reply was complete';
+  if (original instanceof OpenAI.APIError && original.status === undefined) {
+    const providerCode = typeof original.code === 'string' ? original.code : undefined;
+    return new ModelUnavailableError(brokeOff, { providerCode }, { cause: original });
+  }
+  if (mapped instanceof ModelError) return mapped;
+  return new ModelUnavailableError(brokeOff, {}, { cause: original });
+}
+
+function isRetryableMidStream(error: unknown): boolean {
+  return error instanceof ModelError && error.retryable && !(error instanceof ModelRequestAbortedError);
 }
 
 function toSdkMessage(message: ChatMessage): SdkMessage {
@@ -169,69 +266,4 @@ function parseCompletion(body: unknown): ParsedCompletion {
       : undefined,
     finishReason: choice.finish_reason ?? undefined,
   };
-}
-
-interface FailedRequest {
-  readonly signal: AbortSignal | undefined;
-  readonly now: () => number;
-  readonly model: string;
-  readonly endpoint: string;
-}
-
-/** Maps what the SDK throws (after its own retries) to holdfast's model errors; the order matters. */
-function toModelError(error: unknown, { signal, now, model, endpoint }: FailedRequest): unknown {
-  if (error instanceof HoldfastError) return error;
-  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
-    return new ModelRequestAbortedError({ cause: error });
-  }
-  // Subclass before base class: a timeout is also a connection error.
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelTimeoutError({}, { cause: error });
-  if (error instanceof OpenAI.APIConnectionError) {
-    const reason = describeNetworkFailure(error.cause) ?? 'the connection failed';
-    return new ModelUnreachableError(endpoint, reason, { cause: error });
-  }
-  if (error instanceof OpenAI.APIError) {
-    const details = providerDetails(error);
-    if (error instanceof OpenAI.RateLimitError) {
-      return new ModelRateLimitedError(retryAfterMs(error.headers, now), details, { cause: error });
-    }
-    if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
-      return new ModelAuthError(details);
-    }
-    if (error.status === 408) return new ModelTimeoutError(details, { cause: error });
-    if (error instanceof OpenAI.InternalServerError || error.status === 409) {
-      return new ModelUnavailableError(undefined, details, { cause: error });
-    }
-    // An unknown model, or a base URL that serves no models at all: the configuration is wrong.
-    if (error instanceof OpenAI.NotFoundError) {
-      return new ModelNotFoundError(model, endpoint, details, { cause: error });
-    }
-    // 400, 422 and any other 4xx: the request itself is wrong.
-    return new ModelBadRequestError(details, { cause: error });
-  }
-  // The SDK parses a JSON content type itself, so a truncated or garbled body surfaces as a SyntaxError.
-  if (error instanceof SyntaxError) {
-    return new ModelResponseInvalidError(['(body): not valid JSON'], {}, { cause: error });
-  }
-  return error;
-}
-
-function providerDetails(error: InstanceType<typeof OpenAI.APIError>): ProviderDetails {
-  return {
-    status: error.status,
-    requestId: error.requestID ?? undefined,
-    providerCode: typeof error.code === 'string' ? error.code : undefined,
-  };
-}
-
-/** `retry-after-ms` (OpenAI's own) wins over `retry-after`, which is seconds or an HTTP date. */
-function retryAfterMs(headers: Headers | undefined, now: () => number): number | undefined {
-  const millis = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(millis) && millis >= 0) return millis;
-  const retryAfter = headers?.get('retry-after');
-  if (!retryAfter) return undefined;
-  const seconds = Number.parseFloat(retryAfter);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(retryAfter);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../agent/chat-model.js';
+import type { ChatMessage, ModelStreamEvent } from '../agent/chat-model.js';
 import { reply, ScriptExhaustedError, ScriptedChatModel } from './scripted-chat-model.js';
 
 const question: ChatMessage[] = [{ role: 'user', content: 'restart the api' }];
@@ -40,5 +40,27 @@ describe('ScriptedChatModel', () => {
     expect(error).toBeInstanceOf(ScriptExhaustedError);
     expect(error).toMatchObject({ code: 'model_script_exhausted' });
     expect(model.calls).toHaveLength(2);
+  });
+
+  it('streams a step as a provider would: the text in pieces that join back to it, then the calls', async () => {
+    const model = new ScriptedChatModel([
+      {
+        content: 'Restarting the api now.',
+        toolCalls: [{ id: 'call_r', name: 'run_shell', arguments: '{}' }],
+      },
+    ]);
+    const events: ModelStreamEvent[] = [];
+
+    const streamed = await model.stream({ messages: question, tools: [] }, (event) => events.push(event));
+
+    expect(streamed.toolCalls).toEqual([{ id: 'call_r', name: 'run_shell', arguments: '{}' }]);
+    expect(events).toEqual([
+      { type: 'text', delta: 'Restarting ' },
+      { type: 'text', delta: 'the ' },
+      { type: 'text', delta: 'api ' },
+      { type: 'text', delta: 'now.' },
+      { type: 'tool-call', index: 0, id: 'call_r', name: 'run_shell' },
+    ]);
+    expect(model.calls).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
-import type { ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
+import type { ChatModel, ChatRequest, ModelReply, ModelStreamEvent, ToolCall } from '../agent/chat-model.js';
 import { HoldfastError } from '../errors.js';
+import { streamReply } from './stream-reply.js';
 
 /** One scripted step: a fixed reply, an error to throw, or a function of the request. */
 export type ScriptedStep = ModelReply | Error | ((request: ChatRequest) => ModelReply | Promise<ModelReply>);
@@ -39,6 +40,11 @@ export class ScriptedChatModel implements ChatModel {
     if (step === undefined) throw new ScriptExhaustedError(this.calls.length);
     if (step instanceof Error) throw step;
     return typeof step === 'function' ? step(request) : step;
+  }
+
+  /** Plays the next step back as a stream: its text word by word, then its calls. */
+  async stream(request: ChatRequest, onEvent: (event: ModelStreamEvent) => void): Promise<ModelReply> {
+    return streamReply(await this.complete(request), onEvent);
   }
 }
 

@@ -88,4 +88,17 @@ describe('demo chat model', () => {
     const second = await ask('@alice: run `ls`');
     expect(first).toEqual(second);
   });
+
+  it('streams the same reply it completes with, in pieces', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: '@alice: hello' }];
+    const pieces: string[] = [];
+
+    const streamed = await createDemoChatModel().stream!({ messages, tools: allTools }, (event) => {
+      if (event.type === 'text') pieces.push(event.delta);
+    });
+
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(streamed.content);
+    expect(streamed).toEqual(await createDemoChatModel().complete({ messages, tools: allTools }));
+  });
 });

@@ -1,18 +1,21 @@
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
+import { streamReply } from '../llm/stream-reply.js';
 
 /**
  * A model for trying holdfast without an API key: it reads the last message and picks a tool by simple
  * patterns, so the approval flow can be seen end to end. The same conversation always gets the same reply.
  */
 export function createDemoChatModel(): ChatModel {
+  const complete = async (request: ChatRequest): Promise<ModelReply> => {
+    const last = request.messages.at(-1);
+    if (!last) return text(helpText(request));
+    if (last.role === 'tool') return text(summarizeResult(request.messages, last));
+    if (last.role !== 'user') return text(helpText(request));
+    return replyTo(withoutSpeaker(last.content), request);
+  };
   return {
-    async complete(request: ChatRequest): Promise<ModelReply> {
-      const last = request.messages.at(-1);
-      if (!last) return text(helpText(request));
-      if (last.role === 'tool') return text(summarizeResult(request.messages, last));
-      if (last.role !== 'user') return text(helpText(request));
-      return replyTo(withoutSpeaker(last.content), request);
-    },
+    complete,
+    stream: async (request, onEvent) => streamReply(await complete(request), onEvent),
   };
 }
 

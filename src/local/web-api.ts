@@ -22,7 +22,7 @@ export interface WebApiDeps {
 }
 
 /** JSON-valued form fields the WebClient sends as strings. */
-const jsonFields = new Set(['blocks', 'attachments', 'view', 'metadata']);
+const jsonFields = new Set(['blocks', 'attachments', 'view', 'metadata', 'chunks']);
 
 export function parseWebApiParams(raw: string, contentType: string | undefined): WebApiParams {
   if (contentType?.includes('application/json')) {

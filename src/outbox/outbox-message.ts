@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 export const turnNoticeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
+  /** Someone pressed Stop; `by` is their user id. */
+  z.object({ type: z.literal('stopped'), by: z.string() }),
 ]);
 export type TurnNotice = z.output<typeof turnNoticeSchema>;
 

@@ -22,6 +22,7 @@ import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
+import { type StopOutcome, stopTurn } from './stop-turn.js';
 import { silentObserver, type TurnObserver } from './turn-observer.js';
 import { TurnScheduler } from './turn-scheduler.js';
 
@@ -154,6 +155,7 @@ export class Runtime {
       maxSteps: options.maxSteps,
       contextTokens: options.contextTokens,
       budget: options.budget,
+      progress: (turn, event) => this.#observer.turnProgress?.(turn, event),
     });
     this.scheduler = new TurnScheduler({
       store: options.store,
@@ -250,6 +252,26 @@ export class Runtime {
       void (outcome.claim
         ? this.scheduler.runClaimed(outcome.claim)
         : this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId));
+    }
+    return outcome;
+  }
+
+  /** Someone pressed Stop on a turn (see `stopTurn`); the thread's next queued turn may start. */
+  async stop(request: { turnId: string; userId: string }): Promise<StopOutcome> {
+    const outcome = await stopTurn(
+      {
+        store: this.store,
+        runner: this.runner,
+        policy: this.#options.policy,
+        directory: this.#options.directory,
+        logger: this.#options.logger,
+        deliverAs: this.outbox?.lease,
+      },
+      request,
+    );
+    if (outcome.type === 'stopped') {
+      this.outbox?.kick(outcome.turn.conversationId);
+      void this.scheduler.drain(outcome.turn.conversationId);
     }
     return outcome;
   }

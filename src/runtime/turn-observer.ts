@@ -1,3 +1,4 @@
+import type { TurnProgress } from '../agent/turn-progress.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
 import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { Turn } from '../store/records.js';
@@ -10,6 +11,8 @@ import type { Turn } from '../store/records.js';
 export interface TurnObserver {
   turnStarting(turn: Turn): Promise<void>;
   turnSettled(outcome: TurnOutcome): Promise<void>;
+  /** What the turn is doing, as it happens (the answer's text, its tool calls). Must not block. */
+  turnProgress?(turn: Turn, event: TurnProgress): void;
   /** Something meant for the thread will never reach it (the requester has been told directly). */
   deliveryFailed(entry: OutboxEntry): Promise<void>;
   /** Resolves when updates started so far are done (for an orderly stop, and for tests). */

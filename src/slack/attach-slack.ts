@@ -8,7 +8,9 @@ import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
+import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
+import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
 import { createSlackTurnObserver } from './slack-turn-observer.js';
 
@@ -27,6 +29,8 @@ export interface AttachSlackOptions {
   readonly redact: Redact;
   /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
   readonly workingAfterMs?: number;
+  /** Answers shown as they are written; shared with delivery, whose answers replace them. */
+  readonly live?: LiveAnswers;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -45,6 +49,7 @@ export function attachSlack(options: AttachSlackOptions): void {
   });
   registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);
+  registerStopTurnListener(app, { runtime, logger, teamId: options.teamId });
   registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a Slack listener');
@@ -53,6 +58,12 @@ export function attachSlack(options: AttachSlackOptions): void {
     if (isStoreFault(error.original ?? error)) throw error;
   });
   runtime.observe(
-    createSlackTurnObserver({ slack, store: runtime.store, logger, workingAfterMs: options.workingAfterMs }),
+    createSlackTurnObserver({
+      slack,
+      store: runtime.store,
+      logger,
+      workingAfterMs: options.workingAfterMs,
+      live: options.live,
+    }),
   );
 }

@@ -7,6 +7,7 @@ export const BOT_SCOPES: readonly string[] = [
   'channels:history',
   'groups:history',
   'im:history',
+  'mpim:history',
   'chat:write',
   'reactions:write',
   'users:read',

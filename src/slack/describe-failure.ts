@@ -31,6 +31,9 @@ export function describeFailure({ code, message }: TurnFailure): string {
       return 'the request needed more model calls than one request may use, so holdfast stopped. Try a narrower request.';
     case 'max_steps_exceeded':
       return 'the task took too many steps without an answer, so holdfast stopped. Try a narrower request.';
+    case 'turn_stopped':
+      // Written by holdfast itself: "Stopped by <@U…>".
+      return lowerFirst(message);
     case 'store_busy':
       return 'the database was busy and nothing was changed. Send your message again.';
     default:

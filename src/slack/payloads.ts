@@ -14,6 +14,19 @@ export const messageEventSchema = z.object({
   thread_ts: z.string().optional(),
   channel: z.string(),
   channel_type: z.string().optional(),
+  /** Files attached to the message: described to the model, never downloaded. */
+  files: z
+    .array(
+      z.object({
+        name: z.string().optional(),
+        title: z.string().optional(),
+        mimetype: z.string().optional(),
+        filetype: z.string().optional(),
+        size: z.number().optional(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
 });
 export type MessageEvent = z.output<typeof messageEventSchema>;
 

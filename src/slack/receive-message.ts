@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { conversationId } from '../store/conversation-id.js';
+import { isFreshStart, readDirectContext } from './direct-context.js';
 import type { MessageEvent } from './payloads.js';
 import { renderMentions } from './render-mentions.js';
 import type { SlackPort } from './slack-port.js';
+import { readThreadContext } from './thread-context.js';
 
 export interface ReceiveMessageDeps {
   readonly runtime: Runtime;
@@ -17,6 +19,9 @@ export type ReceiveResult =
   | { readonly type: 'duplicate' }
   | { readonly type: 'refused'; readonly reason: 'thread-busy' | 'user-busy' }
   | { readonly type: 'queued'; readonly turnId: string; readonly conversationId: string };
+
+/** How holdfast acknowledges "new" in a DM. */
+export const freshStartReaction = 'broom';
 
 /** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
 const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);
@@ -41,12 +46,29 @@ export async function receiveMessage(
   const isMention = event.type === 'app_mention' || event.text.includes(`<@${deps.botUserId}`);
   const threadTs = event.thread_ts ?? event.ts;
   const key = { teamId: envelope.teamId, channelId: event.channel, threadTs };
+  const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
+  const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
   if (!isDirect && !isMention) {
     // A plain channel message only matters inside a thread holdfast is already part of.
     if (!event.thread_ts) return { type: 'ignored', reason: 'not addressed to holdfast' };
-    const known = await deps.runtime.store.conversations.get(conversationId(key));
     if (!known) return { type: 'ignored', reason: 'thread holdfast is not part of' };
   }
+  const topLevelDirect = isDirect && !event.thread_ts;
+  if (topLevelDirect && isFreshStart(event.text)) {
+    // Nothing to answer: the next message starts afresh. A reaction says so, and twice is still once.
+    await deps.slack
+      .addReaction({ channel: event.channel, ts: event.ts, name: freshStartReaction })
+      .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not acknowledge a fresh start'));
+    return { type: 'ignored', reason: 'a fresh start' };
+  }
+  // Asked for the first time inside a thread people already wrote in: the model reads what they said.
+  // A new top-level DM carries the direct conversation on.
+  const context =
+    inThread && !known
+      ? await readThreadContext(deps, { channel: event.channel, threadTs, beforeTs: event.ts })
+      : topLevelDirect
+        ? await readDirectContext(deps, { channel: event.channel, beforeTs: event.ts })
+        : undefined;
 
   const text = await renderMentions(event.text, {
     botUserId: deps.botUserId,
@@ -65,7 +87,9 @@ export async function receiveMessage(
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
       requestedBy: event.user,
-      inputText: `@${speaker}: ${text}`,
+      inputText: [context, `@${speaker}: ${text}${describeFiles(event.files)}`]
+        .filter((part) => part !== undefined)
+        .join('\n\n'),
     },
     { auditRefusal: answersRefusal },
   );
@@ -85,6 +109,25 @@ export async function receiveMessage(
   }
   deps.logger.info({ turnId: result.turn.id, conversationId: result.turn.conversationId }, 'turn queued');
   return { type: 'queued', turnId: result.turn.id, conversationId: result.turn.conversationId };
+}
+
+/** Attached files, as the model is told of them: name, type and size (their content is not read). */
+function describeFiles(files: MessageEvent['files']): string {
+  if (!files || files.length === 0) return '';
+  const described = files.map((file) => {
+    const name = file.name ?? file.title ?? 'a file';
+    const type = file.mimetype ?? file.filetype;
+    const size = file.size === undefined ? undefined : formatSize(file.size);
+    const details = [type, size].filter(Boolean).join(', ');
+    return details ? `${name} (${details})` : name;
+  });
+  return `\n[attached: ${described.join('; ')}]`;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 /** Why a message did not start anything, and when it will work again. */

@@ -14,11 +14,12 @@ import {
   type SlackMessage,
 } from './blocks/index.js';
 import { describeFailure } from './describe-failure.js';
+import type { LiveAnswers } from './live-answers.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
 import { capAnswer } from './text/cap-answer.js';
-import { answerMessage, markdownToMrkdwn, planAnswerMessages } from './text/index.js';
+import { answerMessage, markdownToMrkdwn, mentionUser, planAnswerMessages } from './text/index.js';
 
 export interface SlackDeliveryDeps {
   readonly slack: SlackPort;
@@ -28,9 +29,12 @@ export interface SlackDeliveryDeps {
   /** The configured secrets and credential patterns, applied to answers before they become mrkdwn. */
   readonly redact: Redact;
   readonly now?: () => number;
+  /** The live messages of running turns: an answer replaces its turn's instead of posting anew. */
+  readonly live?: LiveAnswers;
 }
 
 const answerPart = z.array(z.string());
+const noPings: ReadonlySet<string> = new Set();
 const cardPart = z.object({ channel: z.string(), ts: z.string() });
 
 /** Card rewrites find nothing to rewrite when the card is gone: that rewrite is done, not failed. */
@@ -97,6 +101,45 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     return { channel: posted.channel, ts: posted.ts };
   };
 
+  /**
+   * The answer's first message takes the place of the turn's live message (stopped first, if it is a
+   * stream), so the answer appears once, where people watched it being written. Rewriting is idempotent,
+   * so a retry after a crash rewrites it again rather than posting. A live message that is gone (deleted)
+   * leaves the answer to be posted as usual.
+   */
+  const replaceLive = async (
+    entry: OutboxEntry,
+    turnId: string,
+    chunks: string[],
+  ): Promise<SentPart | undefined> => {
+    const live = await deps.live?.takeOver(turnId);
+    if (!live) return undefined;
+    if (live.kind === 'stream') {
+      // Already stopped (a retry, or Slack timed it out) is the state wanted.
+      await slack.stopStream({ channel: live.channel, ts: live.ts }).catch((error: unknown) => {
+        deps.logger.debug({ err: error, turnId }, 'could not stop the stream; rewriting it anyway');
+      });
+    }
+    try {
+      await slackCall('chat.update', () =>
+        // Tagged with the part's key: a retry after a crash that lost this outcome finds it, not posts it.
+        slack.updateMessage({
+          channel: live.channel,
+          ts: live.ts,
+          deliveryKey: `${entry.key}#0`,
+          ...answerMessage(chunks),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof DeliveryError && goneMessage.has(error.reason))) throw error;
+      deps.logger.info({ turnId, live }, 'the live message is gone; posting the answer');
+      await store.liveMessages.forget(turnId);
+      return undefined;
+    }
+    await store.liveMessages.forget(turnId);
+    return { channel: live.channel, ts: live.ts };
+  };
+
   const renderCard = (approval: Approval, conversation: Conversation): SlackMessage => {
     const view = presentApproval(approval, { policy, channelId: conversation.channelId });
     const outcome = outcomeOf(approval);
@@ -116,9 +159,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           return approval.cards.map((card) => JSON.stringify(card));
         }
         case 'answer':
-          return planAnswerMessages(capAnswer(markdownToMrkdwn(deps.redact(message.text)))).map((chunks) =>
-            JSON.stringify(chunks),
-          );
+          // The answer is model output: it notifies nobody (see `allowedPings`).
+          return planAnswerMessages(
+            capAnswer(markdownToMrkdwn(deps.redact(message.text), { allowedPings: noPings })),
+          ).map((chunks) => JSON.stringify(chunks));
       }
     },
 
@@ -161,6 +205,14 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'answer': {
           const conversation = await conversationOf(entry.conversationId);
+          if (part.index === 0) {
+            const replaced = await replaceLive(
+              entry,
+              message.turnId,
+              answerPart.parse(JSON.parse(part.content)),
+            );
+            if (replaced) return replaced;
+          }
           return postOnce(
             entry,
             part.index,
@@ -171,7 +223,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'turn-notice': {
           const conversation = await conversationOf(entry.conversationId);
-          const notice = buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
+          const notice =
+            message.notice.type === 'stopped'
+              ? stoppedNotice(message.notice.by)
+              : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
             part.index,
@@ -198,6 +253,12 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
       }
     },
   };
+}
+
+/** The mention is the person who pressed Stop, so it is kept as a mention (the rest is our own text). */
+function stoppedNotice(userId: string): SlackMessage {
+  const text = `⏹️ Stopped by ${mentionUser(userId)}.`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }
 
 /** A failure while looking for an earlier attempt's part: whether it landed is still unknown. */

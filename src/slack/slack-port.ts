@@ -38,7 +38,61 @@ export interface SlackPort {
   }): Promise<{ channel: string; ts: string } | undefined>;
   /** The id of the app's direct message channel with a user. */
   openDirectMessage(userId: string): Promise<string>;
+  /**
+   * The newest `limit` messages of a thread (its root included), posted before `beforeTs` when given,
+   * oldest first: what the people in it have said, for the model to read as context.
+   */
+  threadMessages(where: {
+    channel: string;
+    threadTs: string;
+    beforeTs?: string;
+    limit: number;
+  }): Promise<readonly ThreadMessage[]>;
+  /** The newest `limit` top-level messages of a conversation posted before `beforeTs`, oldest first. */
+  recentMessages(where: {
+    channel: string;
+    beforeTs: string;
+    limit: number;
+  }): Promise<readonly ThreadMessage[]>;
+  /**
+   * Slack's answer streaming (`chat.startStream`): a reply in the thread that grows as text and task
+   * chunks are appended, until it is stopped. Fails where the workspace or the conversation does not
+   * support it; the caller then keeps a plain message up to date instead.
+   */
+  startStream(stream: StreamStart): Promise<{ ts: string; channel: string }>;
+  appendStream(target: { channel: string; ts: string; chunks: readonly StreamChunk[] }): Promise<void>;
+  stopStream(target: { channel: string; ts: string; chunks?: readonly StreamChunk[] }): Promise<void>;
 }
+
+export interface ThreadMessage {
+  readonly ts: string;
+  /** The author; undefined for a bot or an integration. */
+  readonly user: string | undefined;
+  /** Set when a bot posted it (holdfast's own messages included). */
+  readonly botId: string | undefined;
+  readonly text: string;
+}
+
+export interface StreamStart {
+  readonly channel: string;
+  readonly threadTs: string;
+  /** Outside a DM Slack streams to one person: the requester. */
+  readonly recipientUserId: string;
+  readonly recipientTeamId: string;
+  readonly chunks: readonly StreamChunk[];
+}
+
+/** The chunks holdfast streams: answer text (markdown), one task per tool call, and the Stop button. */
+export type StreamChunk =
+  | { readonly type: 'markdown_text'; readonly text: string }
+  | { readonly type: 'blocks'; readonly blocks: readonly KnownBlock[] }
+  | {
+      readonly type: 'task_update';
+      readonly id: string;
+      readonly title: string;
+      readonly status: 'pending' | 'in_progress' | 'complete' | 'error';
+      readonly details?: string;
+    };
 
 export type ConversationMembers =
   /** A DM or group DM. */

@@ -5,6 +5,7 @@ import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import type { Conversation, Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
 
 /** Reactions on the message that started the turn: the thread's status at a glance. */
@@ -24,6 +25,8 @@ export interface SlackTurnObserverDeps {
    * for them an hourglass that appears and vanishes is noise (and two Slack calls each).
    */
   readonly workingAfterMs?: number;
+  /** The answer as it is written and the turn's tool calls, shown live; none when absent. */
+  readonly live?: LiveAnswers;
 }
 
 export const defaultWorkingAfterMs = 1_500;
@@ -90,6 +93,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
   return {
     turnStarting: (turn) => {
+      deps.live?.starting(turn);
       clearTimeout(running.get(turn.id)?.timer);
       const state: { timer: NodeJS.Timeout | undefined; shown: boolean } = { timer: undefined, shown: false };
       running.set(turn.id, state);
@@ -114,8 +118,13 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       });
     },
 
+    turnProgress: (turn, event) => {
+      deps.live?.progress(turn, event);
+    },
+
     turnSettled: (outcome: TurnOutcome) => {
       if (outcome.type === 'not-claimed') return Promise.resolve();
+      settleLive(outcome);
       const state = running.get(outcome.turn.id);
       running.delete(outcome.turn.id);
       clearTimeout(state?.timer);
@@ -126,8 +135,18 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);
+      await deps.live?.idle();
     },
   };
+
+  /** A completed turn's live message is left for its answer to replace (see SlackDelivery). */
+  function settleLive(outcome: Exclude<TurnOutcome, { type: 'not-claimed' }>): void {
+    const { live } = deps;
+    if (!live) return;
+    const turnId = outcome.turn.id;
+    if (outcome.type === 'interrupted') live.abandon(turnId);
+    else if (outcome.type !== 'completed') void live.close(turnId);
+  }
 
   async function settled(outcome: TurnOutcome, workingShown: boolean): Promise<void> {
     const working = workingShown ? [statusReactions.working] : [];

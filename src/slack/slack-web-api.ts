@@ -13,6 +13,7 @@ import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/inde
 import { createConversationMembers } from './conversation-members.js';
 import { SlackApiError } from './slack-errors.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
+import { createSlackStreams } from './slack-streams.js';
 
 export interface SlackWebApiOptions {
   readonly client: WebClient;
@@ -121,6 +122,10 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           ts: message.ts,
           text: redact(message.text),
           blocks: blocks(message.blocks),
+          // A message that becomes a delivery (an answer replacing a live message) is tagged like a post.
+          ...(message.deliveryKey
+            ? { metadata: { event_type: deliveryEventType, event_payload: { key: message.deliveryKey } } }
+            : {}),
         }),
       );
     },
@@ -238,6 +243,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
       return openResponse.parse(result).channel.id;
     },
+    ...createSlackStreams({ client, call, redact, blocks }),
     async permalink(channel, ts) {
       try {
         const result = await call('chat.getPermalink', () =>

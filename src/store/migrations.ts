@@ -328,6 +328,23 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX audit_by_time ON audit_events (at);
     `,
   },
+  {
+    version: 5,
+    description: 'live messages: where a running turn shows its progress',
+    // A table only a newer release reads: a release on schema 4 runs on it unchanged.
+    compatibleFrom: 4,
+    sql: `
+      -- The message a running turn streams into (decoration, not fenced); its answer replaces it.
+      CREATE TABLE live_messages (
+        turn_id TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('stream', 'message')),
+        owner TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -108,6 +108,7 @@ export type AuditKind =
   | 'tool.interrupted'
   | 'tool.refused'
   | 'turn.failed'
+  | 'turn.stopped'
   | 'turn.refused'
   | 'turn.budget_exhausted'
   | 'turn.taken_over'

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
 import { readBody, sendJson } from '../../src/local/http-io.js';
+import { sendCompletion } from './send-completion.js';
 
 export interface FakeOpenAIEndpoint {
   /** `http://127.0.0.1:<port>/v1`, the value for `OPENAI_BASE_URL`. */
@@ -58,7 +59,7 @@ export async function startFakeOpenAIEndpoint(
       }
       requests.push(body);
       const message = replies[requests.length - 1] ?? { content: 'out of script' };
-      sendJson(response, 200, {
+      sendCompletion(response, body, {
         id: `chatcmpl-${requests.length}`,
         object: 'chat.completion',
         created: 1_700_000_000,

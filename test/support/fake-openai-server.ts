@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { readBody, sendJson } from '../../src/local/http-io.js';
+import { sendCompletion } from './send-completion.js';
 
 /**
  * An OpenAI-compatible chat completions server on 127.0.0.1, for holdfast running as a child process
@@ -82,9 +83,9 @@ export async function startFakeOpenAIServer(options: FakeOpenAIOptions): Promise
       await held?.released;
       if (response.destroyed) return;
     }
-    sendJson(
+    sendCompletion(
       response,
-      200,
+      JSON.parse(raw),
       completion(options.reply(parsed.data), () => {
         callCounter += 1;
         return `call_${callCounter}`;
@@ -127,7 +128,7 @@ export async function startFakeOpenAIServer(options: FakeOpenAIOptions): Promise
   };
 }
 
-function completion(reply: FakeModelReply, nextCallId: () => string): Record<string, unknown> {
+function completion(reply: FakeModelReply, nextCallId: () => string) {
   const message =
     reply.type === 'text'
       ? { role: 'assistant', content: reply.text, refusal: null }

@@ -1,4 +1,5 @@
 /** The OpenAI host as nock serves it to the real SDK, for the adapter's tests. */
+import { Readable } from 'node:stream';
 import nock from 'nock';
 import OpenAI from 'openai';
 import { afterEach, beforeEach } from 'vitest';
@@ -70,7 +71,11 @@ export function harness({
 } = {}): Harness {
   const client = new OpenAI({ apiKey: 'test-key', baseURL: `${API_HOST}/v1`, maxRetries, timeout });
   const { logger } = createTestLogger({ failOnWarn: true });
-  return { model: createOpenAIChatModel({ client, model: 'gpt-test', logger }), requests: [] };
+  return {
+    // A broken stream is asked again at once: tests wait on events, never on the clock.
+    model: createOpenAIChatModel({ client, model: 'gpt-test', logger, streamRetryDelayMs: () => 0 }),
+    requests: [],
+  };
 }
 
 /** Serves `responses` in order, one per request, recording each request body. */
@@ -98,4 +103,68 @@ export function useFakeOpenAI(): void {
     nock.cleanAll();
     nock.enableNetConnect();
   });
+}
+
+/** One streamed chunk of a chat completion, as OpenAI sends it. */
+export function chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    usage: null,
+  };
+}
+
+/** The last chunk when `stream_options.include_usage` is set: no choices, only usage. */
+export function usageChunk(promptTokens = 42, completionTokens = 7) {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: 0 },
+  };
+}
+
+/** Server-sent events as the chat completions endpoint streams them, ending with `[DONE]`. */
+export function sse(chunks: readonly unknown[], { done = true }: { done?: boolean } = {}): string {
+  return `${chunks.map((value) => `data: ${JSON.stringify(value)}\n\n`).join('')}${done ? 'data: [DONE]\n\n' : ''}`;
+}
+
+export const sseHeaders = { 'content-type': 'text/event-stream' };
+
+/**
+ * A streamed answer whose connection is cut after `chunks`: the body errors mid-way, as a reset socket
+ * does, after the client has read what came before.
+ */
+export function brokenSse(chunks: readonly unknown[]): () => Readable {
+  return () => {
+    let sent = false;
+    return new Readable({
+      // The cut comes when the reader asks for more, so what was sent is read first.
+      read() {
+        if (sent) {
+          this.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+          return;
+        }
+        sent = true;
+        this.push(sse(chunks, { done: false }));
+      },
+    });
+  };
+}
+
+/** Serves streamed responses in order, one per request, recording each request body. */
+export function serveStream(requests: unknown[], ...bodies: Array<string | (() => Readable)>) {
+  const scope = nock(API_HOST);
+  for (const body of bodies) {
+    scope.post(COMPLETIONS_PATH).reply((_uri, requestBody) => {
+      requests.push(requestBody);
+      return [200, typeof body === 'string' ? body : body(), sseHeaders];
+    });
+  }
+  return scope;
 }

@@ -56,6 +56,14 @@ export interface FakeSlackApi {
   setUser(userId: string, profile: { name: string; realName?: string; displayName?: string }): void;
   setGroupMembers(groupId: string, members: readonly string[]): void;
   setChannel(channelId: string, info: FakeChannel): void;
+  /** A message a person posted before holdfast was asked (what `conversations.replies` then returns). */
+  addHumanMessage(message: {
+    channel: string;
+    ts: string;
+    threadTs?: string;
+    user: string;
+    text: string;
+  }): void;
   /** What `apps.connections.open` hands out (the Socket Mode server). */
   setSocketModeUrl(url: string): void;
   /**
@@ -305,6 +313,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     setUser: (userId, profile) => workspace.setUser(userId, profile),
     setGroupMembers: (groupId, members) => workspace.setGroupMembers(groupId, members),
     setChannel: (channelId, info) => workspace.setChannel(channelId, info),
+    addHumanMessage: (message) => workspace.addHumanMessage(message),
     setSocketModeUrl: (url) => workspace.setSocketModeUrl(url),
     waitFor: (method, matches = () => true, timeoutMs = 10_000) =>
       waitUntil(

@@ -35,6 +35,12 @@ export interface FakeMessage {
   readonly blocks: readonly Record<string, unknown>[];
   readonly metadata: FakeMetadata | undefined;
   readonly updates: number;
+  /** Set on a message made with `chat.startStream`: whether it is still open for `chat.appendStream`. */
+  readonly streaming?: boolean;
+  /** Set on a message a person posted (seeded by a test); holdfast's own messages have none. */
+  readonly user?: string;
+  /** The task chunks a stream carried, by id, as last updated. */
+  readonly tasks?: Readonly<Record<string, { title: string; status: string }>>;
 }
 
 export interface FakeWorkspace {
@@ -46,6 +52,14 @@ export interface FakeWorkspace {
   setGroupMembers(groupId: string, members: readonly string[]): void;
   setChannel(channelId: string, info: FakeChannel): void;
   setSocketModeUrl(url: string): void;
+  /** A message a person posted, for methods that read history (`conversations.replies`). */
+  addHumanMessage(message: {
+    channel: string;
+    ts: string;
+    threadTs?: string;
+    user: string;
+    text: string;
+  }): void;
 }
 
 /** The app's DM with a user: Slack takes a user id as `channel` and posts there. */
@@ -110,10 +124,48 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
           ...existing,
           text: text('text') ?? existing.text,
           blocks: params.blocks === undefined ? existing.blocks : blocksOf(params),
+          metadata: params.metadata === undefined ? existing.metadata : metadataOf(params.metadata),
           updates: existing.updates + 1,
         };
         messages.set(key(channel, ts), updated);
         return { ok: true, channel, ts, text: updated.text, message: wireMessage(updated, identity, false) };
+      }
+      case 'chat.startStream': {
+        const threadTs = text('thread_ts');
+        if (!threadTs) return { ok: false, error: 'invalid_arguments' };
+        // Outside a DM Slack streams to one person, who must be named.
+        if (!channel.startsWith('D') && (!text('recipient_user_id') || !text('recipient_team_id')))
+          return { ok: false, error: 'missing_recipient' };
+        const ts = nextTs();
+        const started = withChunks(
+          {
+            channel,
+            ts,
+            threadTs,
+            text: text('markdown_text') ?? '',
+            blocks: [],
+            metadata: undefined,
+            updates: 0,
+            streaming: true,
+            tasks: {},
+          },
+          params.chunks,
+        );
+        messages.set(key(channel, ts), started);
+        return { ok: true, channel, ts };
+      }
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        const ts = text('ts') ?? '';
+        const existing = messages.get(key(channel, ts));
+        if (!existing) return { ok: false, error: 'message_not_found' };
+        if (!existing.streaming) return { ok: false, error: 'message_not_in_streaming_state' };
+        const grown = withChunks(
+          { ...existing, text: existing.text + (text('markdown_text') ?? '') },
+          params.chunks,
+        );
+        messages.set(key(channel, ts), { ...grown, streaming: method === 'chat.appendStream' });
+        return { ok: true, channel, ts };
       }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: nextTs() };
@@ -130,6 +182,7 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
           .filter((message) => message.channel === channel)
           .filter((message) => message.ts === threadTs || message.threadTs === threadTs)
           .filter(after(text('oldest')))
+          .filter(before(text('latest'), params.inclusive === true || params.inclusive === 'true'))
           .sort(byTs);
         return page(thread, params, (message) => wireMessage(message, identity, withMetadata));
       }
@@ -139,6 +192,7 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
           .filter((message) => message.channel === channel)
           .filter((message) => message.threadTs === undefined || message.threadTs === message.ts)
           .filter(after(text('oldest')))
+          .filter(before(text('latest'), params.inclusive === true || params.inclusive === 'true'))
           .sort((a, b) => byTs(b, a));
         return {
           ...page(history, params, (message) => wireMessage(message, identity, withMetadata)),
@@ -234,7 +288,26 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
     setSocketModeUrl(url) {
       socketModeUrl = url;
     },
+    addHumanMessage(message) {
+      messages.set(key(message.channel, message.ts), {
+        channel: message.channel,
+        ts: message.ts,
+        threadTs: message.threadTs,
+        text: message.text,
+        blocks: [],
+        metadata: undefined,
+        updates: 0,
+        user: message.user,
+      });
+    },
   };
+}
+
+/** Slack's `latest` bounds from above, exclusive unless `inclusive`. */
+function before(latest: string | undefined, inclusive: boolean): (message: FakeMessage) => boolean {
+  if (!latest) return () => true;
+  const bound = Number(latest);
+  return (message) => (inclusive ? Number(message.ts) <= bound : Number(message.ts) < bound);
 }
 
 /** Slack's `oldest` is exclusive: messages strictly after it. */
@@ -271,6 +344,15 @@ function wireMessage(
   identity: FakeIdentity,
   withMetadata: boolean,
 ): Record<string, unknown> {
+  if (message.user) {
+    return {
+      type: 'message',
+      user: message.user,
+      text: message.text,
+      ts: message.ts,
+      ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+    };
+  }
   return {
     type: 'message',
     subtype: 'bot_message',
@@ -282,6 +364,18 @@ function wireMessage(
     ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
     ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
   };
+}
+
+/** A stream's text grows by its markdown chunks; its tasks take the latest state of each id. */
+function withChunks(message: FakeMessage, chunks: unknown): FakeMessage {
+  let text = message.text;
+  const tasks = { ...message.tasks };
+  for (const chunk of Array.isArray(chunks) ? (chunks as Record<string, unknown>[]) : []) {
+    if (chunk.type === 'markdown_text' && typeof chunk.text === 'string') text += chunk.text;
+    if (chunk.type === 'task_update' && typeof chunk.id === 'string')
+      tasks[chunk.id] = { title: String(chunk.title ?? ''), status: String(chunk.status ?? '') };
+  }
+  return { ...message, text, tasks };
 }
 
 function blocksOf(params: Record<string, unknown>): Record<string, unknown>[] {

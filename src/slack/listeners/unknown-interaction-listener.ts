@@ -2,8 +2,8 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
 
-/** Every block action id other than the approval buttons. */
-const notAnApprovalAction = /^(?!holdfast\.approval\.(?:allow|deny|always|view)$)/;
+/** Every block action id other than the approval buttons and Stop. */
+const notAnApprovalAction = /^(?!holdfast\.approval\.(?:allow|deny|always|view)$|holdfast\.turn\.stop$)/;
 const notApprovalsCommand = /^(?!\/approvals$)/;
 
 /**

@@ -41,6 +41,14 @@ describe('markdownToMrkdwn', () => {
     expect(markdownToMrkdwn(markdown)).toBe(expected);
   });
 
+  it('with allowedPings, notifies only those listed: other users, groups and broadcasts become text', () => {
+    expect(
+      markdownToMrkdwn('done <@U0BOB>, <@U0ALICE|alice>, <!subteam^S77|oncall>, <!here> and <#C42>', {
+        allowedPings: new Set(['U0ALICE']),
+      }),
+    ).toBe('done &lt;@U0BOB&gt;, <@U0ALICE|alice>, &lt;!subteam^S77|oncall&gt;, &lt;!here&gt; and <#C42>');
+  });
+
   it('leaves inline code unconverted but escaped', () => {
     expect(markdownToMrkdwn('run `rm -rf **build** <dir>` now')).toBe(
       'run `rm -rf **build** &lt;dir&gt;` now',

@@ -6,7 +6,15 @@ export interface MarkdownToMrkdwnOptions {
    * untrusted text, and one injected broadcast pages a whole channel.
    */
   readonly allowBroadcastMentions?: boolean;
+  /**
+   * When set, a mention that notifies someone (`<@U…>`, `<!subteam^S…>`, `<!here>` and the like) is kept
+   * only if its id (`U…`, `S…`, `here`) is in the set; any other is shown as text and pings nobody. For
+   * model output, which may repeat ids it read in a tool's output or was told to by a prompt injection.
+   */
+  readonly allowedPings?: ReadonlySet<string>;
 }
+
+const PING = /^<(?:@([UW][A-Z0-9]+)|!subteam\^([A-Z0-9]+)|!(here|channel|everyone))\b/;
 
 // Private-use characters stand in for protected spans and for the emphasis we emit, so later rules never
 // re-read our own output. Any found in the input are dropped first.
@@ -63,6 +71,9 @@ function convertInline(input: string, options: MarkdownToMrkdwnOptions): string 
   text = text.replace(BACKSLASH_ESCAPE, (_match, char: string) => hold(escapeMrkdwn(char)));
   text = text.replace(SLACK_TOKEN, (token) => {
     if (BROADCAST.test(token) && options.allowBroadcastMentions !== true) return hold(escapeMrkdwn(token));
+    const ping = PING.exec(token);
+    const pinged = ping?.[1] ?? ping?.[2] ?? ping?.[3];
+    if (pinged && options.allowedPings && !options.allowedPings.has(pinged)) return hold(escapeMrkdwn(token));
     return hold(token.replace(/&(?!amp;|lt;|gt;)/g, '&amp;'));
   });
   text = text.replace(MD_LINK, (_match, _image: string, label: string, url: string) => {

@@ -4,6 +4,7 @@ import { createPgApprovals } from './pg-approvals.js';
 import { createPgAudit } from './pg-audit.js';
 import { type PgContext, read } from './pg-context.js';
 import { createPgGrants } from './pg-grants.js';
+import { createPgLiveMessages } from './pg-live-messages.js';
 import { listenForWork } from './pg-notifications.js';
 import { createPgOutbox } from './pg-outbox.js';
 import { createPgTranscript } from './pg-transcript.js';
@@ -34,6 +35,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     grants: createPgGrants(context),
     audit: createPgAudit(context),
     outbox: createPgOutbox(context),
+    liveMessages: createPgLiveMessages(context),
     notices,
     async waiting() {
       const [counts] = await read<{ pending_approvals: number; pending_deliveries: number; queued: number }>(

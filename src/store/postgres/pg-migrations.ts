@@ -177,4 +177,19 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE status = 'pending';
     `,
   },
+  {
+    version: 5,
+    description: 'live messages: where a running turn shows its progress',
+    compatibleFrom: 4,
+    sql: `
+      CREATE TABLE live_messages (
+        turn_id TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('stream', 'message')),
+        owner TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];

@@ -5,6 +5,7 @@ import { createSqliteApprovals } from './sqlite-approvals.js';
 import { createSqliteAudit } from './sqlite-audit.js';
 import { flushWrites, writeTransactionNow } from './sqlite-context.js';
 import { createSqliteGrants } from './sqlite-grants.js';
+import { createSqliteLiveMessages } from './sqlite-live-messages.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
 import { createSqliteConversations, createSqliteTurns } from './sqlite-turns.js';
@@ -51,6 +52,7 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
       if (!counts) throw new Error('the counts query returned no row');
       return counts;
     },
+    liveMessages: createSqliteLiveMessages(context),
     close() {
       // What is still waiting commits now rather than being left to a sweep's reconciliation.
       if (db.open) flushWrites(db);

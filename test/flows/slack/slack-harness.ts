@@ -52,6 +52,11 @@ export interface HarnessOptions {
   /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
   readonly delivery?: HoldfastOverrides['delivery'];
   readonly workingAfterMs?: number;
+  /**
+   * Live answers (streams, tasks). Off unless a test asks: a turn that happens to run long on a busy
+   * machine would otherwise stream in a test about something else.
+   */
+  readonly live?: HoldfastOverrides['live'];
   /** Runs once the fake API is up and before holdfast starts (e.g. to stand up a Socket Mode server). */
   readonly beforeStart?: (api: FakeSlackApi) => Promise<Record<string, string> | undefined>;
 }
@@ -167,6 +172,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       now: options.now,
       delivery: options.delivery,
       workingAfterMs: options.workingAfterMs,
+      live: options.live ?? { showAfterMs: Number.POSITIVE_INFINITY },
     });
 
   let holdfast = await start(options.model, options.tools, log.logger);

@@ -1,0 +1,297 @@
+import type { KnownBlock } from '@slack/types';
+import type { Logger } from 'pino';
+import type { TurnProgress } from '../agent/turn-progress.js';
+import type { Conversation, Turn } from '../store/records.js';
+import type { LiveMessage } from '../store/store.js';
+import { stopTurnActions } from './blocks/stop-button.js';
+import { SlackApiError } from './slack-errors.js';
+import type { SlackPort, StreamChunk } from './slack-port.js';
+import { markdownToMrkdwn } from './text/index.js';
+
+export interface LiveTurnTiming {
+  readonly now: () => number;
+  readonly showAfterMs: number;
+  readonly streamIntervalMs: number;
+  readonly updateIntervalMs: number;
+  /** Channels where `chat.startStream` was refused: they get a message kept up to date instead. */
+  readonly noStreaming: Set<string>;
+}
+
+type Opened = Omit<LiveMessage, 'owner'>;
+type TaskStatus = Extract<StreamChunk, { type: 'task_update' }>['status'];
+
+interface Task {
+  readonly title: string;
+  status: TaskStatus;
+  details: string | undefined;
+  startedAt: number | undefined;
+}
+
+export interface LiveTurnMessageOptions {
+  readonly turn: Turn;
+  readonly conversation: Promise<Conversation | undefined>;
+  readonly timing: LiveTurnTiming;
+  readonly slack: SlackPort;
+  readonly logger: Logger;
+  readonly record: (message: Opened) => Promise<void>;
+  /**
+   * Runs once before the message opens (closing what a dead process left open for the turn): only then,
+   * since only a process that holds the turn reports progress that opens one.
+   */
+  readonly before: () => Promise<void>;
+}
+
+/** A fallback message shows the end of a long answer; the delivered answer replaces it whole. */
+const fallbackLimit = 2_900;
+/** Text with no whitespace this long is sent as it is rather than held for the rest of its word. */
+const longestHeldWord = 200;
+
+/**
+ * The live message of one running turn: the answer's text as the model writes it and a task per tool
+ * call, sent at most once per interval (Slack's tiers), in a Slack stream where the conversation allows
+ * one and in a message rewritten with `chat.update` where it does not. Text goes out whole words at a
+ * time, so a secret is never cut in two on its way past the redactor, and mentions in it are defused:
+ * this is a preview, and the delivered answer (with its own rules) replaces it.
+ */
+export class LiveTurnMessage {
+  readonly #options: LiveTurnMessageOptions;
+  readonly #startedAt: number;
+  #chain: Promise<void>;
+  #opened: Opened | undefined;
+  /** All the text of the current reply, and how much of it has been sent. */
+  #text = '';
+  #sent = 0;
+  readonly #tasks = new Map<string, Task>();
+  readonly #dirty = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+  #notBefore = 0;
+  #closed = false;
+
+  constructor(options: LiveTurnMessageOptions) {
+    this.#options = options;
+    this.#startedAt = options.timing.now();
+    this.#chain = Promise.resolve();
+  }
+
+  get ts(): string | undefined {
+    return this.#opened?.ts;
+  }
+
+  apply(event: TurnProgress): void {
+    if (this.#closed) return;
+    const now = this.#options.timing.now();
+    switch (event.type) {
+      case 'text':
+        this.#text += event.delta;
+        break;
+      case 'text-reset':
+        // What a stream already showed stays; what was not sent yet is dropped with the broken reply.
+        this.#text = this.#text.slice(0, this.#sent);
+        break;
+      case 'tool-planned':
+        this.#task(event.call.id, event.call.name, 'pending', undefined);
+        break;
+      case 'tool-started':
+        this.#task(event.call.id, event.call.name, 'in_progress', undefined).startedAt = now;
+        break;
+      case 'tool-finished': {
+        const startedAt = this.#tasks.get(event.call.id)?.startedAt;
+        const seconds = startedAt === undefined ? 0 : Math.round((now - startedAt) / 1000);
+        const status = event.outcome === 'done' ? 'complete' : 'error';
+        this.#task(event.call.id, event.call.name, status, seconds >= 2 ? `took ${seconds} s` : undefined);
+        break;
+      }
+      case 'awaiting-approval':
+        for (const call of event.calls) this.#task(call.id, call.name, 'pending', 'waiting for approval');
+        break;
+    }
+    this.#schedule();
+  }
+
+  /**
+   * No more updates. With `flush`, what is waiting goes out first (a turn that now waits on people shows
+   * its tasks as they stand). Returns the message, if one was opened.
+   */
+  async settle({ flush = false }: { flush?: boolean } = {}): Promise<Opened | undefined> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (flush && !this.#closed && this.#opened) this.#enqueue(true);
+    this.#closed = true;
+    await this.#chain;
+    return this.#opened;
+  }
+
+  /** Stops without waiting (the turn started again elsewhere in this process). */
+  cancel(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+  }
+
+  idle(): Promise<void> {
+    return this.#chain;
+  }
+
+  /** The fallback message's text: the reply so far in mrkdwn, then one line per task. */
+  rendered(): string {
+    const text = markdownToMrkdwn(this.#text.slice(0, this.#sent), { allowedPings: new Set() });
+    const tasks = [...this.#tasks.values()].map(
+      (task) => `${taskMark[task.status]} \`${task.title}\`${task.details ? ` (${task.details})` : ''}`,
+    );
+    const whole = [text, tasks.join('\n')].filter((part) => part !== '').join('\n\n') || '…';
+    return whole.length > fallbackLimit ? `…${whole.slice(whole.length - fallbackLimit)}` : whole;
+  }
+
+  /** The fallback message: what `rendered` says, with the Stop button under it. */
+  #fallbackMessage(): { text: string; blocks: KnownBlock[] } {
+    const text = this.rendered();
+    return {
+      text,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, stopTurnActions(this.#options.turn.id)],
+    };
+  }
+
+  #task(id: string, title: string, status: TaskStatus, details: string | undefined): Task {
+    const task = this.#tasks.get(id) ?? { title, status, details, startedAt: undefined };
+    task.status = status;
+    task.details = details ?? (status === 'pending' ? task.details : undefined);
+    this.#tasks.set(id, task);
+    this.#dirty.add(id);
+    return task;
+  }
+
+  #schedule(): void {
+    if (this.#closed || this.#timer) return;
+    const { timing } = this.#options;
+    if (!this.#opened && !Number.isFinite(timing.showAfterMs)) return;
+    const due = this.#opened
+      ? this.#notBefore
+      : Math.max(this.#notBefore, this.#startedAt + timing.showAfterMs);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#enqueue(false);
+      },
+      Math.max(0, due - timing.now()),
+    );
+    this.#timer.unref();
+  }
+
+  #enqueue(final: boolean): void {
+    this.#chain = this.#chain
+      .then(() => this.#flush(final))
+      .catch((error: unknown) => {
+        this.#options.logger.debug(
+          { err: error, turnId: this.#options.turn.id },
+          'could not update the live message',
+        );
+      });
+  }
+
+  async #flush(final: boolean): Promise<void> {
+    if (this.#closed && !final) return;
+    const { slack, timing } = this.#options;
+    const { raw, text } = this.#takeText(final);
+    const dirty = [...this.#dirty];
+    const tasks = dirty.flatMap((id) => {
+      const task = this.#tasks.get(id);
+      return task ? [taskChunk(id, task)] : [];
+    });
+    this.#dirty.clear();
+    if (text === '' && tasks.length === 0) return;
+    const chunks: StreamChunk[] = [...(text ? [{ type: 'markdown_text' as const, text }] : []), ...tasks];
+    const opened = this.#opened;
+    try {
+      if (!opened) {
+        await this.#options.before();
+        this.#opened = await this.#open(chunks);
+        await this.#options.record(this.#opened);
+      } else if (opened.kind === 'stream') {
+        await slack.appendStream({ channel: opened.channel, ts: opened.ts, chunks });
+      } else {
+        await slack.updateMessage({ channel: opened.channel, ts: opened.ts, ...this.#fallbackMessage() });
+      }
+    } catch (error) {
+      if (error instanceof SlackApiError && error.retryAfterMs !== undefined) {
+        // Nothing was shown: it goes out with the next update, once Slack allows it.
+        this.#sent -= raw.length;
+        for (const id of dirty) this.#dirty.add(id);
+        this.#notBefore = timing.now() + error.retryAfterMs;
+      } else if (opened?.kind === 'stream') {
+        // Slack ended the stream (it times out): the same message is rewritten from here on.
+        this.#opened = { ...opened, kind: 'message' };
+        await this.#options.record(this.#opened);
+        for (const id of this.#tasks.keys()) this.#dirty.add(id);
+      } else {
+        throw error;
+      }
+    }
+    const interval = this.#opened?.kind === 'stream' ? timing.streamIntervalMs : timing.updateIntervalMs;
+    this.#notBefore = Math.max(this.#notBefore, timing.now() + interval);
+    if (!this.#closed && (this.#dirty.size > 0 || this.#sent < this.#text.length)) this.#schedule();
+  }
+
+  async #open(chunks: readonly StreamChunk[]): Promise<Opened> {
+    const { slack, timing, turn, logger } = this.#options;
+    const conversation = await this.#options.conversation;
+    if (!conversation) throw new Error(`no conversation ${turn.conversationId}`);
+    const channel = conversation.channelId;
+    if (!timing.noStreaming.has(channel)) {
+      try {
+        const started = await slack.startStream({
+          channel,
+          threadTs: conversation.threadTs,
+          recipientUserId: turn.requestedBy,
+          recipientTeamId: conversation.teamId,
+          chunks: [...chunks, { type: 'blocks', blocks: [stopTurnActions(turn.id)] }],
+        });
+        return { channel: started.channel, ts: started.ts, kind: 'stream' };
+      } catch (error) {
+        if (!(error instanceof SlackApiError) || error.retryAfterMs !== undefined || !error.refused)
+          throw error;
+        logger.info(
+          { channel, slackError: error.slackError },
+          'answer streaming is not available here; updating a message instead',
+        );
+        timing.noStreaming.add(channel);
+      }
+    }
+    const posted = await slack.postMessage({
+      channel,
+      threadTs: conversation.threadTs,
+      text: this.rendered(),
+    });
+    return { channel: posted.channel, ts: posted.ts, kind: 'message' };
+  }
+
+  /** The unsent text up to its last whitespace (all of it when `final`), and as shown; marked as sent. */
+  #takeText(final: boolean): { raw: string; text: string } {
+    const unsent = this.#text.slice(this.#sent);
+    const lastSpace = Math.max(unsent.lastIndexOf(' '), unsent.lastIndexOf('\n'), unsent.lastIndexOf('\t'));
+    const end = final || unsent.length - lastSpace > longestHeldWord ? unsent.length : lastSpace + 1;
+    this.#sent += end;
+    const raw = unsent.slice(0, end);
+    return { raw, text: defuseMentions(raw) };
+  }
+}
+
+const taskMark: Record<TaskStatus, string> = {
+  pending: ':white_circle:',
+  in_progress: ':hourglass_flowing_sand:',
+  complete: ':white_check_mark:',
+  error: ':x:',
+};
+
+function taskChunk(id: string, task: Task): StreamChunk {
+  return {
+    type: 'task_update',
+    id,
+    title: task.title,
+    status: task.status,
+    ...(task.details ? { details: task.details } : {}),
+  };
+}
+
+/** `<!here>`, `<@U…>`, `<!subteam^…>` and `<#C…>` in a preview must not ping anyone: broken with a zero-width space. */
+export function defuseMentions(text: string): string {
+  return text.replace(/<([!@#])/g, '<\u200b$1');
+}
