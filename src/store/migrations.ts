@@ -331,8 +331,6 @@ export const migrations: readonly Migration[] = [
   {
     version: 5,
     description: 'live messages: where a running turn shows its progress',
-    // A table only a newer release reads: a release on schema 4 runs on it unchanged.
-    compatibleFrom: 4,
     sql: `
       -- The message a running turn streams into (decoration, not fenced); its answer replaces it.
       CREATE TABLE live_messages (

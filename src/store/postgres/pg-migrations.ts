@@ -180,7 +180,6 @@ export const postgresMigrations: readonly Migration[] = [
   {
     version: 5,
     description: 'live messages: where a running turn shows its progress',
-    compatibleFrom: 4,
     sql: `
       CREATE TABLE live_messages (
         turn_id TEXT PRIMARY KEY,
