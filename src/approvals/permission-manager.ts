@@ -51,7 +51,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
           conversationId: call.conversationId,
           data: { tool: request.toolName, toolCallId: call.toolCallId, reason },
         });
-        return { type: 'denied', source: 'policy', reason: `${reason}. Do not retry it.` };
+        return { type: 'denied', source: 'policy', reason: `${reason}.`, guidance: 'Do not retry it.' };
       }
       if (policy.autoApproveAll) return { type: 'allowed', source: 'auto-approve' };
       const grant = await store.grants.find(request.toolName, {
@@ -108,6 +108,7 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
       type: 'denied',
       source: 'approval',
       reason: 'the arguments differ from the ones that were approved, so the call was refused.',
+      guidance: 'Do not retry it unless the user asks again.',
     };
   }
   switch (approval.decision) {
@@ -120,14 +121,16 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
         type: 'denied',
         source: 'approval',
         by: approval.decidedBy ?? undefined,
-        reason: `denied by <@${approval.decidedBy ?? 'unknown'}>. Do not retry it unless the user asks again.`,
+        reason: `denied by <@${approval.decidedBy ?? 'unknown'}>.`,
+        guidance: 'Do not retry it unless the user asks again.',
       };
     case 'expired':
       return {
         type: 'denied',
         source: 'expired',
         reason:
-          'the approval request timed out before anyone decided. Ask the user whether to request it again.',
+          'the approval request timed out: it expired before anyone decided (nobody allowed or denied it).',
+        guidance: 'Ask the user whether to request it again.',
       };
   }
 }

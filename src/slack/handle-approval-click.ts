@@ -102,7 +102,7 @@ export function alreadyDecided(outcome: ApprovalOutcome): string {
     case 'denied':
       return `Nothing changed: this request was already denied by ${mentionUser(outcome.by)} at ${at}.`;
     case 'expired':
-      return `Nothing changed: this request already expired at ${at} with no decision.`;
+      return `Nothing changed: this request expired at ${at}, nobody decided.`;
   }
 }
 

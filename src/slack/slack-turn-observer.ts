@@ -1,19 +1,15 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
+import { interruptedResult } from '../agent/tool-runtime.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
 import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import type { Conversation, Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { SlackPort } from './slack-port.js';
+import { assistantStatusText, completedEnding, statusReactions, type TurnEnding } from './turn-status.js';
 
-/** Reactions on the message that started the turn: the thread's status at a glance. */
-export const statusReactions = {
-  working: 'hourglass_flowing_sand',
-  awaiting: 'raised_hand',
-  done: 'white_check_mark',
-  failed: 'x',
-} as const;
+export { statusReactions } from './turn-status.js';
 
 export interface SlackTurnObserverDeps {
   readonly slack: SlackPort;
@@ -102,7 +98,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       };
       // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
       void later(turn.conversationId, async () => {
-        await assistantStatus(await conversationOf(turn.conversationId), 'is working on it…');
+        await assistantStatus(await conversationOf(turn.conversationId), assistantStatusText('working'));
       });
       if (workingAfterMs <= 0) showWorking();
       else state.timer = setTimeout(showWorking, workingAfterMs);
@@ -132,24 +128,16 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   async function settled(outcome: TurnOutcome, workingShown: boolean): Promise<void> {
     const working = workingShown ? [statusReactions.working] : [];
     switch (outcome.type) {
-      case 'completed': {
-        const conversation = await conversationOf(outcome.turn.conversationId);
-        await react(conversation, outcome.turn, statusReactions.done, working);
-        await assistantStatus(conversation, '');
-        return;
-      }
+      case 'completed':
+        return ended(outcome.turn, await endingOf(outcome.turn), working);
       case 'awaiting-approval': {
         const conversation = await conversationOf(outcome.turn.conversationId);
         await react(conversation, outcome.turn, statusReactions.awaiting, working);
-        await assistantStatus(conversation, 'is waiting for an approval…');
+        await assistantStatus(conversation, assistantStatusText('awaiting'));
         return;
       }
-      case 'failed': {
-        const conversation = await conversationOf(outcome.turn.conversationId);
-        await react(conversation, outcome.turn, statusReactions.failed, working);
-        await assistantStatus(conversation, '');
-        return;
-      }
+      case 'failed':
+        return ended(outcome.turn, 'failed', working);
       case 'not-claimed':
         return;
       case 'interrupted': {
@@ -161,12 +149,33 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     }
   }
 
+  async function ended(turn: Turn, ending: TurnEnding, remove: string[]): Promise<void> {
+    const conversation = await conversationOf(turn.conversationId);
+    await react(conversation, turn, statusReactions[ending], remove);
+    await assistantStatus(conversation, assistantStatusText(ending));
+  }
+
+  /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
+  async function endingOf(turn: Turn): Promise<TurnEnding> {
+    const approvals = await store.approvals.forTurn(turn.id);
+    const interrupted = (await store.transcript.messages(turn.conversationId)).filter(
+      (stored) =>
+        stored.turnId === turn.id &&
+        stored.message.role === 'tool' &&
+        stored.message.content === interruptedResult,
+    );
+    return completedEnding({
+      decisions: approvals.map((approval) => approval.decision),
+      interruptedCalls: interrupted.length,
+    });
+  }
+
   async function deliveryFailed(entry: OutboxEntry): Promise<void> {
     // The answer never reached the thread: the request message must not say it is done.
     if (entry.message.type !== 'answer' || entry.turnId === null) return;
     const turn = await store.turns.get(entry.turnId);
     if (!turn) return;
     const conversation = await conversationOf(turn.conversationId);
-    await react(conversation, turn, statusReactions.failed, [statusReactions.done]);
+    await react(conversation, turn, statusReactions.failed, [statusReactions[await endingOf(turn)]]);
   }
 }

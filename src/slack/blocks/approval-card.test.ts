@@ -220,8 +220,8 @@ describe('buildDecidedCard', () => {
     [
       { type: 'expired', at } as const,
       'Expired',
-      `⌛ Expired at ${atToken} with no decision`,
-      'Expired with no decision',
+      `⌛ Expired at ${atToken}, nobody decided`,
+      'Expired, nobody decided',
     ],
   ])('shows %j with no buttons', (outcome, title, line, fallback) => {
     const card = buildDecidedCard(view(), outcome);

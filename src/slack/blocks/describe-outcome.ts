@@ -33,8 +33,8 @@ export function describeOutcome(outcome: ApprovalOutcome, options: CardOptions =
     case 'expired':
       return {
         title: 'Expired',
-        line: `⌛ Expired at ${at} with no decision`,
-        fallback: 'Expired with no decision',
+        line: `⌛ Expired at ${at}, nobody decided`,
+        fallback: 'Expired, nobody decided',
       };
   }
 }
