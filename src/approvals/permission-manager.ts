@@ -121,7 +121,9 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
         type: 'denied',
         source: 'approval',
         by: approval.decidedBy ?? undefined,
-        reason: `denied by <@${approval.decidedBy ?? 'unknown'}>.`,
+        reason: approval.decisionReason
+          ? `denied by <@${approval.decidedBy ?? 'unknown'}>, who said: "${approval.decisionReason}".`
+          : `denied by <@${approval.decidedBy ?? 'unknown'}>.`,
         guidance: 'Do not retry it unless the user asks again.',
       };
     case 'expired':

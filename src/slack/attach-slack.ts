@@ -7,6 +7,7 @@ import { isStoreFault } from '../store/store-errors.js';
 import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
+import { registerDecisionModalListener } from './listeners/decision-modal-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
 import type { SlackPort } from './slack-port.js';
@@ -39,6 +40,14 @@ export function attachSlack(options: AttachSlackOptions): void {
     slack,
     logger,
     directory,
+    installationEnterpriseId: options.enterpriseId,
+    redact: options.redact,
+    refreshHome: (userId) => publishHome(inbox, userId),
+  });
+  registerDecisionModalListener(app, {
+    runtime,
+    slack,
+    logger,
     installationEnterpriseId: options.enterpriseId,
     redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),

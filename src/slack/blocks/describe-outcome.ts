@@ -1,5 +1,6 @@
 import { mentionUser } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
+import { escapeAndTruncate, oneLine } from '../text/truncate-text.js';
 import type { CardOptions } from './approval-card-parts.js';
 import type { ApprovalOutcome } from './approval-view.js';
 
@@ -28,7 +29,13 @@ export function describeOutcome(outcome: ApprovalOutcome, options: CardOptions =
     }
     case 'denied': {
       const by = mentionUser(outcome.by);
-      return { title: 'Denied', line: `⛔ Denied by ${by} at ${at}`, fallback: `Denied by ${by}` };
+      // The approver's own words, quoted on one line: they may hold anything, mentions and markup included.
+      const said = outcome.reason ? `“${escapeAndTruncate(oneLine(outcome.reason), 500)}”` : undefined;
+      return {
+        title: 'Denied',
+        line: `⛔ Denied by ${by} at ${at}${said ? `: ${said}` : ''}`,
+        fallback: `Denied by ${by}${said ? ` (${said})` : ''}`,
+      };
     }
     case 'expired':
       return {

@@ -27,6 +27,13 @@ export {
   measureBlockText,
 } from './block-kit-limits.js';
 export { buildDirectNotice, explainUndeliverable } from './delivery-notice.js';
+export {
+  buildDenyReasonModal,
+  DENY_REASON_ACTION_ID,
+  DENY_REASON_BLOCK_ID,
+  DENY_REASON_CALLBACK_ID,
+  DENY_REASON_MAX,
+} from './deny-reason-modal.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
 export { escapeInvisible } from './escape-invisible.js';
 export type { SlackMessage } from './slack-message.js';

@@ -13,6 +13,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { denyWithReason } from './slack-modals.js';
 
 async function pendingRestart(options: { env?: Record<string, string>; now?: () => number } = {}) {
   const { tool, runs } = countingShellTool();
@@ -59,7 +60,7 @@ describe('deciding an approval from its card', () => {
 
     const responses = await Promise.all([
       slack.click('allow', card, { user: people.bob }),
-      slack.click('deny', card, { user: people.carol }),
+      denyWithReason(slack, card, { user: people.carol }).then(() => ({ status: 200 })),
     ]);
     expect(responses.map((response) => response.status)).toEqual([200, 200]);
     await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
@@ -149,7 +150,7 @@ describe('deciding an approval from its card', () => {
   it('denies: the card says who denied, the tool never runs and the model is told', async () => {
     const { slack, runs, card, model } = await pendingRestart();
 
-    await slack.click('deny', card);
+    await denyWithReason(slack, card);
     const update = await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();

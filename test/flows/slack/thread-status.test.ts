@@ -8,6 +8,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { denyWithReason } from './slack-modals.js';
 
 async function restartRequest(options: { env?: Record<string, string>; now?: () => number } = {}) {
   const { tool, runs } = countingShellTool();
@@ -51,7 +52,7 @@ describe('the status on the message that asked', () => {
   it('shows a denial as denied, never as done', async () => {
     const { slack, threadTs, card, runs } = await restartRequest();
 
-    await slack.click('deny', card);
+    await denyWithReason(slack, card);
     await answered(slack);
 
     expect(runs).toEqual([]);
