@@ -208,6 +208,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       redact,
       workingAfterMs: overrides.workingAfterMs,
+      now,
     });
 
     const eventsUrl = await startBoltApp(app, mode);

@@ -164,6 +164,7 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       const members = channel.member ? [channel.member] : localUsers.map((user) => user.id);
       return { ok: true, members: [...members, localBot.userId], response_metadata: { next_cursor: '' } };
     }
+    case 'views.push':
     case 'views.open': {
       const view = params.view as Record<string, unknown> | undefined;
       const user = findUser(userOfTrigger(text('trigger_id') ?? '') ?? '');

@@ -28,6 +28,8 @@ export interface AttachSlackOptions {
   readonly redact: Redact;
   /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
   readonly workingAfterMs?: number;
+  /** The clock grants expire by. */
+  readonly now?: () => number;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -51,6 +53,7 @@ export function attachSlack(options: AttachSlackOptions): void {
     installationEnterpriseId: options.enterpriseId,
     redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),
+    now: options.now ?? Date.now,
   });
   registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);

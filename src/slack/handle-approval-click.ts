@@ -108,7 +108,7 @@ export function alreadyDecided(outcome: ApprovalOutcome): string {
   switch (outcome.type) {
     case 'allowed':
       return outcome.always
-        ? `Nothing changed: this request was already always allowed in this thread by ${mentionUser(outcome.by)} at ${at}.`
+        ? `Nothing changed: this request was already allowed, with a grant, by ${mentionUser(outcome.by)} at ${at}.`
         : `Nothing changed: this request was already allowed by ${mentionUser(outcome.by)} at ${at}.`;
     case 'denied':
       return `Nothing changed: this request was already denied by ${mentionUser(outcome.by)} at ${at}.`;

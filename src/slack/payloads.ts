@@ -138,6 +138,8 @@ export const decisionModalMetadataSchema = z.object({
   argsFingerprint: z.string().max(100).optional(),
   origin: decisionOriginSchema,
   replyTo: modalReplyToSchema.optional(),
+  /** For a grant form: the argument its pattern applies to. */
+  argument: z.string().max(255).optional(),
   /** The click was in the App Home, which is rebuilt once the decision is made. */
   fromHome: z.boolean().optional(),
 });

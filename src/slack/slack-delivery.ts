@@ -10,6 +10,7 @@ import {
   buildApprovalCard,
   buildDecidedCard,
   buildDirectNotice,
+  buildGrantNotice,
   buildThreadNotice,
   type SlackMessage,
 } from './blocks/index.js';
@@ -171,7 +172,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'turn-notice': {
           const conversation = await conversationOf(entry.conversationId);
-          const notice = buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
+          const notice =
+            message.notice.type === 'grant-used'
+              ? buildGrantNotice(message.notice)
+              : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
             part.index,

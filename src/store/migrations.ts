@@ -301,6 +301,8 @@ export const migrations: readonly Migration[] = [
       -- A grant covers the calls whose named arguments match these globs (a JSON object of argument name to
       -- pattern); NULL covers every call of the tool, as grants of earlier schemas did.
       ALTER TABLE grants ADD COLUMN match_json TEXT;
+      -- Set for a grant of one exact call: it covers calls with these very arguments and nothing else.
+      ALTER TABLE grants ADD COLUMN args_hash TEXT;
       ALTER TABLE grants ADD COLUMN expires_at INTEGER;
       -- NULL: no limit. Counted down by each call that runs under the grant; 0 is used up.
       ALTER TABLE grants ADD COLUMN uses_left INTEGER;

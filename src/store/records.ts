@@ -94,6 +94,8 @@ export interface Grant {
   readonly sourceRequestId: string | null;
   /** Argument name → glob the argument must match (see `grantCovers`); null covers every call of the tool. */
   readonly match: Readonly<Record<string, string>> | null;
+  /** Set for a grant of one exact call: only calls with these arguments (by hash) are covered. */
+  readonly argsHash: string | null;
   /** Null: until revoked. */
   readonly expiresAt: number | null;
   /** Calls it may still let through; null: no limit. */

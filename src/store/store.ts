@@ -306,6 +306,8 @@ export interface NewGrant {
   readonly sourceRequestId?: string;
   /** Argument name → glob; absent covers every call of the tool. */
   readonly match?: Readonly<Record<string, string>>;
+  /** A grant of one exact call: the hash of its arguments. */
+  readonly argsHash?: string;
   readonly expiresAt?: number;
   /** How many calls it may let through; absent for no limit. */
   readonly maxUses?: number;

@@ -21,9 +21,9 @@ export function describeOutcome(outcome: ApprovalOutcome, options: CardOptions =
       const by = mentionUser(outcome.by);
       return outcome.always
         ? {
-            title: 'Always allowed in this thread',
-            line: `✅ Always allowed in this thread by ${by} at ${at}`,
-            fallback: `Always allowed in this thread by ${by}`,
+            title: 'Allowed, with a grant',
+            line: `✅ Allowed by ${by} at ${at}, with a grant for later calls (\`/approvals grants\`)`,
+            fallback: `Allowed by ${by}, with a grant for later calls`,
           }
         : { title: 'Allowed', line: `✅ Allowed by ${by} at ${at}`, fallback: `Allowed by ${by}` };
     }

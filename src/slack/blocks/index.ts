@@ -36,5 +36,16 @@ export {
 } from './deny-reason-modal.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
 export { escapeInvisible } from './escape-invisible.js';
+export {
+  buildGrantModal,
+  GRANT_ACTION_ID,
+  GRANT_CALLBACK_ID,
+  GRANT_FIELDS,
+  type GrantCoverChoice,
+  type GrantDurationChoice,
+  type GrantScopeChoice,
+  grantDurations,
+} from './grant-modal.js';
+export { buildGrantNotice, describeGrantCover, type GrantUsedNotice } from './grant-notice.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

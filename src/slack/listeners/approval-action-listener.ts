@@ -1,7 +1,7 @@
 import type { App, RespondFn } from '@slack/bolt';
 import type { ApproverDirectory } from '../../approvals/decide-approval.js';
 import type { Redact } from '../../secrets/index.js';
-import { askDenyReason } from '../ask-deny-reason.js';
+import { askDecisionForm } from '../ask-decision-form.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/index.js';
 import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { blockActionsSchema } from '../payloads.js';
@@ -40,11 +40,10 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
     const action = click?.kind;
     if (!click || !action || action === 'view') return;
     const clickDeps = { ...deps, respond: privately(click, respond) };
-    // Deny asks for an optional reason first; inside a modal (the full arguments) it decides at once,
-    // since a second modal would replace the one the approver is reading.
+    // Deny asks for an optional reason and Always allow for what to grant, before either decides.
     let asked = false;
-    if (action === 'deny' && click.viewType !== 'modal')
-      asked = (await askDenyReason(clickDeps, click)) === 'asked';
+    if (action === 'deny' || action === 'always')
+      asked = (await askDecisionForm(clickDeps, click, action)) === 'asked';
     else await handleApprovalClick(clickDeps, { ...click, action });
     // A form opened decides nothing yet: the Home is rebuilt when it is submitted.
     if (click.viewType === 'home' && !asked) {

@@ -13,6 +13,7 @@ interface GrantRow {
   created_at: number;
   source_request_id: string | null;
   match_json: string | null;
+  args_hash: string | null;
   expires_at: number | null;
   uses_left: number | null;
 }
@@ -31,6 +32,7 @@ const toGrant = (row: GrantRow): Grant => ({
     row.match_json === null
       ? null
       : parseJsonColumn(matchSchema, row.match_json, { table: 'grants', key: String(row.id) }),
+  argsHash: row.args_hash,
   expiresAt: row.expires_at,
   usesLeft: row.uses_left,
 });
@@ -53,15 +55,23 @@ function matchJson(match: NewGrant['match']): string | null {
 export function prepareGrantCreate({ db }: SqliteContext): (grant: NewGrant, at: number) => Grant {
   const insert = db.prepare(
     `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id, match_json,
-       expires_at, uses_left)
-     VALUES (@scope, @scopeId, @toolName, @createdBy, @now, @sourceRequestId, @matchJson, @expiresAt, @usesLeft)`,
+       args_hash, expires_at, uses_left)
+     VALUES (@scope, @scopeId, @toolName, @createdBy, @now, @sourceRequestId, @matchJson, @argsHash, @expiresAt,
+       @usesLeft)`,
   );
   const identical = db.prepare<
-    { scope: string; scopeId: string; toolName: string; matchJson: string | null; now: number },
+    {
+      scope: string;
+      scopeId: string;
+      toolName: string;
+      matchJson: string | null;
+      argsHash: string | null;
+      now: number;
+    },
     GrantRow
   >(
     `SELECT * FROM grants WHERE ${USABLE} AND scope = @scope AND scope_id = @scopeId AND tool_name = @toolName
-       AND match_json IS @matchJson ORDER BY id LIMIT 1`,
+       AND match_json IS @matchJson AND args_hash IS @argsHash ORDER BY id LIMIT 1`,
   );
   const byId = db.prepare<[number], GrantRow>('SELECT * FROM grants WHERE id = ?');
   const audit = db.prepare(
@@ -73,6 +83,7 @@ export function prepareGrantCreate({ db }: SqliteContext): (grant: NewGrant, at:
       scopeId: grant.scopeId,
       toolName: grant.toolName,
       matchJson: matchJson(grant.match),
+      argsHash: grant.argsHash ?? null,
       now: at,
     };
     const existing = identical.get(key);
@@ -105,6 +116,7 @@ function describeGrant(row: GrantRow) {
     scopeId: row.scope_id,
     tool: row.tool_name,
     ...(row.match_json === null ? {} : { match: JSON.parse(row.match_json) as unknown }),
+    ...(row.args_hash === null ? {} : { exactCall: true }),
     ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
     ...(row.uses_left === null ? {} : { usesLeft: row.uses_left }),
   };
@@ -121,7 +133,8 @@ export function createSqliteGrants(context: SqliteContext): GrantStore {
   const createInside = prepareGrantCreate(context);
   type ScopeParams = GrantScopes & { toolName: string; now: number };
   const find = db.prepare<ScopeParams, GrantRow>(
-    `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND match_json IS NULL AND ${IN_SCOPES}
+    `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND match_json IS NULL AND args_hash IS NULL
+       AND ${IN_SCOPES}
      ORDER BY id LIMIT 1`,
   );
   const usable = db.prepare<ScopeParams, GrantRow>(
