@@ -24,6 +24,9 @@ export const pageModalScript = `
       control = element.multiline
         ? '<textarea data-kind="text" rows="3"' + name + placeholder + max + '>' + initial + '</textarea>'
         : '<input data-kind="text"' + name + placeholder + max + ' value="' + initial + '">';
+    } else if (element.type === 'number_input') {
+      control = '<input data-kind="text" type="number" step="1"' + name + (element.min_value ? ' min="' + esc(element.min_value) + '"' : '') +
+        (element.max_value ? ' max="' + esc(element.max_value) + '"' : '') + '>';
     } else if (element.type === 'static_select' || element.type === 'radio_buttons') {
       var chosen = element.initial_option ? element.initial_option.value : '';
       control = '<select data-kind="option"' + name + '>' + (element.options || []).map(function (option) {

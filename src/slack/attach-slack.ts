@@ -8,6 +8,7 @@ import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerDecisionModalListener } from './listeners/decision-modal-listener.js';
+import { registerGrantRevokeListener } from './listeners/grant-revoke-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
 import type { SlackPort } from './slack-port.js';
@@ -54,6 +55,11 @@ export function attachSlack(options: AttachSlackOptions): void {
     redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),
     now: options.now ?? Date.now,
+  });
+  registerGrantRevokeListener(app, {
+    ...inbox,
+    redact: options.redact,
+    refreshHome: (userId) => publishHome(inbox, userId),
   });
   registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);

@@ -36,6 +36,7 @@ export {
 } from './deny-reason-modal.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
 export { escapeInvisible } from './escape-invisible.js';
+export { buildGrantList, GRANT_REVOKE_ACTION_ID, type GrantListItem, grantLine } from './grant-list.js';
 export {
   buildGrantModal,
   GRANT_ACTION_ID,

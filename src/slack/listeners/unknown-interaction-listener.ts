@@ -2,8 +2,8 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
 
-/** Every block action id other than the approval buttons. */
-const notAnApprovalAction = /^(?!holdfast\.approval\.(?:allow|deny|always|view)$)/;
+/** Every block action id other than the approval buttons and a grant's Revoke. */
+const notAnApprovalAction = /^(?!holdfast\.approval\.(?:allow|deny|always|view)$|holdfast\.grant\.revoke$)/;
 const notApprovalsCommand = /^(?!\/approvals$)/;
 
 /**

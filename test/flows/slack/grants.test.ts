@@ -199,3 +199,91 @@ describe('Always allow, as a grant that fits', () => {
     ).toEqual([{ n: 0 }]);
   });
 });
+
+/** A signed click on a grant's Revoke button, in an ephemeral `/approvals grants` reply. */
+function clickRevoke(slack: SlackHarness, grantId: string, user: string, responseName: string) {
+  return slack.post({
+    payload: {
+      type: 'block_actions',
+      team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
+      user: {
+        id: user,
+        username: user.toLowerCase(),
+        name: user.toLowerCase(),
+        team_id: slack.api.identity.teamId,
+      },
+      api_app_id: 'A0HOLDFAST',
+      token: 'legacy-verification-token',
+      trigger_id: `${Date.now()}.1.revoke`,
+      container: {
+        type: 'message',
+        message_ts: '1767229000.000001',
+        channel_id: channel,
+        is_ephemeral: true,
+      },
+      channel: { id: channel, name: 'ops' },
+      response_url: slack.api.responseUrl(responseName),
+      actions: [
+        {
+          action_id: 'holdfast.grant.revoke',
+          block_id: 'grant',
+          value: grantId,
+          type: 'button',
+          action_ts: `${slack.nowSeconds()}.000100`,
+        },
+      ],
+    },
+  });
+}
+
+describe('standing grants, listed and revoked', () => {
+  it('lists a grant in /approvals grants and the App Home, and once revoked it lets nothing through', async () => {
+    const { tool, runs } = countingShellTool();
+    const slack = await startSlackHarness({
+      model: kubectl('kubectl get pods', 'kubectl get nodes'),
+      tools: [tool],
+    });
+    const threadTs = await slack.mention('what runs?');
+    const card = await waitForCard(slack.api, threadTs);
+    await slack.settle();
+    await submitModal(slack, await openGrantForm(slack, card), {
+      'holdfast.grant.covers': { value: { option: 'pattern' } },
+      'holdfast.grant.pattern': { value: { text: 'kubectl get *' } },
+      'holdfast.grant.scope': { value: { option: 'channel' } },
+      'holdfast.grant.duration': { value: { option: 'revoked' } },
+    });
+    await answered(slack, 'Answer 1.');
+
+    await slack.command('grants', { user: people.carol, responseName: 'grants-carol' });
+    const listed = await slack.api.waitForResponse((post) => post.name === 'grants-carol');
+    const listing = JSON.stringify(listed.body.blocks);
+    expect(listing).toContain('`ops_shell` `kubectl get *` · <#C0OPS>');
+    expect(listing).toContain('until revoked');
+    const revoke = (listed.body.blocks as Array<{ accessory?: { action_id: string; value: string } }>).find(
+      (block) => block.accessory?.action_id === 'holdfast.grant.revoke',
+    );
+    expect(revoke).toBeDefined();
+
+    await slack.sendEvent({ type: 'app_home_opened', user: people.bob, channel: 'D0BOB', tab: 'home' });
+    const home = await slack.api.waitFor('views.publish', (call) => call.params.user_id === people.bob);
+    expect(JSON.stringify(home.params.view)).toContain('Your standing grants');
+    expect(JSON.stringify(home.params.view)).toContain('kubectl get *');
+
+    await clickRevoke(slack, revoke?.accessory?.value ?? '', people.mallory, 'revoke-mallory');
+    const refused = await slack.api.waitForResponse((post) => post.name === 'revoke-mallory');
+    expect(String(refused.body.text)).toContain('You cannot revoke this grant');
+
+    await clickRevoke(slack, revoke?.accessory?.value ?? '', people.carol, 'revoke-carol');
+    const revoked = await slack.api.waitForResponse((post) => post.name === 'revoke-carol');
+    expect(String(revoked.body.text)).toContain('Revoked');
+    expect(
+      readRows(slack.databasePath, `SELECT actor FROM audit_events WHERE kind = 'grant.revoked'`),
+    ).toEqual([{ actor: people.carol }]);
+
+    await slack.reply(threadTs, 'and the nodes?');
+    await slack.settle();
+    expect(runs).toEqual(['kubectl get pods']);
+    const pending = await slack.holdfast.runtime.store.approvals.pending();
+    expect(pending.map((approval) => approval.toolCallId)).toEqual(['call_2']);
+  });
+});
