@@ -21,6 +21,9 @@ export interface PermissionManagerOptions {
   readonly defaultExpiryMs?: number;
 }
 
+/** How the result of a call refused by a deny rule begins, after `Not run: `. */
+export const policyDenialLead = 'blocked by policy';
+
 export const defaultApprovalExpiryMs = 24 * 60 * 60_000;
 
 export function newApprovalRequestId(): string {
@@ -78,9 +81,11 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
           actor: 'policy',
           kind: 'tool.denied_by_policy',
           conversationId: call.conversationId,
-          data: { tool: request.toolName, toolCallId: call.toolCallId, reason },
+          data: { tool: request.toolName, toolCallId: call.toolCallId, turnId: call.turnId, reason },
         });
-        return { type: 'denied', source: 'policy', reason: `${reason}.`, guidance: 'Do not retry it.' };
+        // The lead is fixed, so the thread's status can tell a refusal by policy from other calls not run.
+        const said = rule.rule.reason ? `${policyDenialLead}: ${rule.rule.reason}` : reason;
+        return { type: 'denied', source: 'policy', reason: `${said}.`, guidance: 'Do not retry it.' };
       }
       if (policy.autoApproveAll) return { type: 'allowed', source: 'auto-approve' };
       if (rule.type === 'allow') return { type: 'allowed', source: 'policy' };

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { interruptedResult } from '../agent/tool-runtime.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
+import { policyDenialLead } from '../approvals/permission-manager.js';
 import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import type { Conversation, Turn } from '../store/records.js';
@@ -158,15 +159,13 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
   async function endingOf(turn: Turn): Promise<TurnEnding> {
     const approvals = await store.approvals.forTurn(turn.id);
-    const interrupted = (await store.transcript.messages(turn.conversationId)).filter(
-      (stored) =>
-        stored.turnId === turn.id &&
-        stored.message.role === 'tool' &&
-        stored.message.content === interruptedResult,
+    const results = (await store.transcript.messages(turn.conversationId)).flatMap((stored) =>
+      stored.turnId === turn.id && stored.message.role === 'tool' ? [stored.message.content] : [],
     );
     return completedEnding({
       decisions: approvals.map((approval) => approval.decision),
-      interruptedCalls: interrupted.length,
+      interruptedCalls: results.filter((content) => content === interruptedResult).length,
+      refusedCalls: results.filter((content) => content.startsWith(`Not run: ${policyDenialLead}`)).length,
     });
   }
 

@@ -8,11 +8,13 @@ describe('completedEnding', () => {
     { decisions: ['allowed', 'denied'], interruptedCalls: 0, ending: 'denied' },
     { decisions: ['denied', 'expired'], interruptedCalls: 0, ending: 'expired' },
     { decisions: ['allowed'], interruptedCalls: 1, ending: 'interrupted' },
+    { decisions: [], interruptedCalls: 0, refusedCalls: 1, ending: 'denied' },
     { decisions: ['expired'], interruptedCalls: 1, ending: 'interrupted' },
   ] as const)('reads $decisions with $interruptedCalls interrupted calls as $ending', (row) => {
-    expect(completedEnding({ decisions: row.decisions, interruptedCalls: row.interruptedCalls })).toBe(
-      row.ending,
-    );
+    const refusedCalls = 'refusedCalls' in row ? row.refusedCalls : 0;
+    expect(
+      completedEnding({ decisions: row.decisions, interruptedCalls: row.interruptedCalls, refusedCalls }),
+    ).toBe(row.ending);
   });
 });
 

@@ -39,10 +39,12 @@ export const statusLegend: ReadonlyArray<{ readonly status: ThreadStatus; readon
 export function completedEnding(facts: {
   readonly decisions: readonly (ApprovalDecision | null)[];
   readonly interruptedCalls: number;
+  /** Calls a deny rule refused. */
+  readonly refusedCalls?: number;
 }): Exclude<TurnEnding, 'failed'> {
   if (facts.interruptedCalls > 0) return 'interrupted';
   if (facts.decisions.includes('expired')) return 'expired';
-  if (facts.decisions.includes('denied')) return 'denied';
+  if (facts.decisions.includes('denied') || (facts.refusedCalls ?? 0) > 0) return 'denied';
   return 'done';
 }
 

@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { tempDir } from '../../support/temp-dir.js';
 import { createTestClock } from '../../support/test-clock.js';
 import {
   channel,
@@ -57,6 +59,26 @@ describe('the status on the message that asked', () => {
 
     expect(runs).toEqual([]);
     expect(reactionsOn(slack, threadTs)).toEqual({ added: ['bell', 'no_entry'], removed: ['bell'] });
+  });
+
+  it('shows a call a deny rule refused as denied, never as done', async () => {
+    const policyPath = tempDir('holdfast-policy-').file('policy.yml');
+    writeFileSync(
+      policyPath,
+      'rules:\n  - tool: ops_shell\n    action: deny\n    reason: no shell from chat\n',
+    );
+    const { tool, runs } = countingShellTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
+      reply.text('Answered.'),
+    ]);
+    const slack = await startSlackHarness({ model, tools: [tool], env: { HOLDFAST_POLICY: policyPath } });
+
+    const threadTs = await slack.mention('how long has the host been up?');
+    await answered(slack);
+
+    expect(runs).toEqual([]);
+    expect(reactionsOn(slack, threadTs).added).toEqual(['no_entry']);
   });
 
   it('shows a request nobody decided as expired, and its card says nobody decided', async () => {
