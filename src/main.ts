@@ -268,6 +268,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact,
       workingAfterMs: overrides.workingAfterMs,
       live,
+      now,
     });
 
     const eventsUrl = await startBoltApp(app, mode);

@@ -29,8 +29,10 @@ export type PermissionDecision =
       readonly type: 'denied';
       readonly source: DecisionSource | 'expired';
       readonly by?: string;
-      /** Told to the model as the tool result. */
+      /** What happened, in words fit for the thread; the model reads it as the tool result. */
       readonly reason: string;
+      /** What the model should do about it: for the model only, kept off the thread. */
+      readonly guidance?: string;
     };
 
 export type PermissionVerdict =

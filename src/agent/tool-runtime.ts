@@ -59,6 +59,20 @@ export const interruptedResult =
 /** Any one tool result is kept to this many characters, in the transcript and for the model. */
 export const toolResultLimit = 64_000;
 
+/**
+ * The result of a call that did not run. The first line says what happened, in words fit to pass on to
+ * people; what the model should do about it follows on its own line, marked, so that a reply built from
+ * the result (the demo model's, or a model quoting it) never puts instructions meant for the model in
+ * the thread.
+ */
+export function notRunResult(reason: string, guidance?: string): string {
+  const said = `Not run: ${reason.replace(/\s*\n\s*/g, ' ')}`;
+  return guidance ? `${said}\n${modelNoteMark} ${guidance}` : said;
+}
+
+/** Starts the line of a result that is for the model only. */
+export const modelNoteMark = '[for the assistant only]';
+
 /** A result that cannot be saved is retried this many times (a full disk, a lock held too long). */
 const resultRetryDelaysMs = [50, 250, 1_000, 3_000, 5_000];
 
@@ -187,7 +201,7 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
   if (plan.type === 'answer') return plan.content;
   if (plan.type !== 'run') return undefined;
   const { call, tool, args, argsHash, decision } = plan;
-  if (decision.type === 'denied') return `Not run: ${decision.reason}`;
+  if (decision.type === 'denied') return notRunResult(decision.reason, decision.guidance);
   const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   if (!batch.budget.chargeToolCall()) {
     await deps.store.audit.record({

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Approval } from '../store/records.js';
-import type { ClaimedTurn, Lease, Store } from '../store/store.js';
+import type { ClaimedTurn, DecisionInput, Lease, Store } from '../store/store.js';
 import { argsFingerprint } from './args-fingerprint.js';
 import type { Policy } from './policy.js';
 import { approversFor } from './policy-lookup.js';
@@ -39,6 +39,10 @@ export interface DecisionRequest {
    * request it holds came from this one.
    */
   readonly installationEnterpriseId: string | undefined;
+  /** Why, in the decider's words (a denial's reason); kept with the decision. */
+  readonly reason?: string;
+  /** With `always`: what the grant covers (default: the whole tool in this thread, until revoked). */
+  readonly grant?: DecisionInput['grant'];
 }
 
 export type RefusalReason =
@@ -140,6 +144,8 @@ export async function decideApproval(
           decision: request.action === 'deny' ? 'denied' : 'allowed',
           decidedBy: request.userId,
           always: request.action === 'always',
+          ...(request.action === 'deny' && request.reason ? { reason: request.reason } : {}),
+          ...(request.action === 'always' && request.grant ? { grant: request.grant } : {}),
         },
         { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
       );
@@ -249,6 +255,16 @@ async function authorize(
     if ((await deps.directory.groupMembers(group)).includes(userId)) return undefined;
   }
   return 'not-approver';
+}
+
+/** Why this user may not take `action` on the request, or undefined when they may; the click re-checks. */
+export function refusalFor(
+  deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
+  approval: Approval,
+  userId: string,
+  action: DecisionAction,
+): Promise<RefusalReason | undefined> {
+  return authorize(deps, approval, userId, action);
 }
 
 /** Whether this user could decide this approval now (for inboxes); the click path re-checks. */

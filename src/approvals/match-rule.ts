@@ -41,7 +41,8 @@ export function ruleMatches(rule: PolicyRule, subject: RuleSubject): boolean {
   return true;
 }
 
-function argumentText(value: unknown): string {
+/** An argument as patterns see it: a string as itself, anything else as its JSON. */
+export function argumentText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 

@@ -3,8 +3,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { PermissionChecker, PermissionRequest, PermissionVerdict } from '../agent/permission-checker.js';
 import type { ToolCallSite } from '../agent/tool-call-site.js';
-import type { Approval } from '../store/records.js';
+import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
+import type { Approval, Grant } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { grantCovers } from './grant-covers.js';
 import { matchRules } from './match-rule.js';
 import type { Policy } from './policy.js';
 import { expiryFor, quorumFor } from './policy-lookup.js';
@@ -18,6 +20,9 @@ export interface PermissionManagerOptions {
   readonly newRequestId?: () => string;
   readonly defaultExpiryMs?: number;
 }
+
+/** How the result of a call refused by a deny rule begins, after `Not run: `. */
+export const policyDenialLead = 'blocked by policy';
 
 export const defaultApprovalExpiryMs = 24 * 60 * 60_000;
 
@@ -37,6 +42,33 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
   const newRequestId = options.newRequestId ?? newApprovalRequestId;
   const defaultExpiryMs = options.defaultExpiryMs ?? defaultApprovalExpiryMs;
 
+  /** The first grant covering the call lets it through, once; its use, audit row and notice commit together. */
+  const useGrant = async (
+    call: ToolCallSite,
+    request: PermissionRequest,
+    args: Readonly<Record<string, unknown>>,
+  ): Promise<PermissionVerdict | undefined> => {
+    const scopes = { conversationId: call.conversationId, channelId: call.channelId };
+    const subject = { toolName: request.toolName, args, argsHash: request.argsHash };
+    for (const grant of await store.grants.usable(request.toolName, scopes)) {
+      if (!grantCovers(grant, subject)) continue;
+      const notice = grantNotice(grant, request, call);
+      const used = await store.grants.use(
+        grant.id,
+        { conversationId: call.conversationId, turnId: call.turnId, toolCallId: call.toolCallId },
+        { outbox: [notice] },
+      );
+      // Used up, revoked or expired since it was read: the next grant may still cover the call.
+      if (!used) continue;
+      logger.info(
+        { tool: request.toolName, toolCallId: call.toolCallId, grantId: used.id, grantedBy: used.createdBy },
+        'allowed by a grant',
+      );
+      return { type: 'allowed', source: 'grant', by: used.createdBy };
+    }
+    return undefined;
+  };
+
   return {
     async decide(call: ToolCallSite, request: PermissionRequest): Promise<PermissionVerdict> {
       const args = isRecord(request.args) ? request.args : {};
@@ -49,22 +81,13 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
           actor: 'policy',
           kind: 'tool.denied_by_policy',
           conversationId: call.conversationId,
-          data: { tool: request.toolName, toolCallId: call.toolCallId, reason },
+          data: { tool: request.toolName, toolCallId: call.toolCallId, turnId: call.turnId, reason },
         });
-        return { type: 'denied', source: 'policy', reason: `${reason}. Do not retry it.` };
+        // The lead is fixed, so the thread's status can tell a refusal by policy from other calls not run.
+        const said = rule.rule.reason ? `${policyDenialLead}: ${rule.rule.reason}` : reason;
+        return { type: 'denied', source: 'policy', reason: `${said}.`, guidance: 'Do not retry it.' };
       }
       if (policy.autoApproveAll) return { type: 'allowed', source: 'auto-approve' };
-      const grant = await store.grants.find(request.toolName, {
-        conversationId: call.conversationId,
-        channelId: call.channelId,
-      });
-      if (grant) {
-        logger.info(
-          { tool: request.toolName, toolCallId: call.toolCallId, grantId: grant.id },
-          'allowed by a grant',
-        );
-        return { type: 'allowed', source: 'grant', by: grant.createdBy };
-      }
       if (rule.type === 'allow') return { type: 'allowed', source: 'policy' };
       if (rule.type === 'none' && request.toolPermission.type === 'allow')
         return { type: 'allowed', source: 'tool' };
@@ -72,6 +95,10 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
       // Invariant 4: on resume the stored decision is the answer, with no human and no model involved.
       const existing = await store.approvals.forCall(call.transcriptId, call.toolCallId);
       if (existing) return decisionFrom(existing, request);
+
+      // A grant stands in for a person: it is only consulted for a call that would otherwise ask.
+      const granted = await useGrant(call, request, args);
+      if (granted) return granted;
 
       const permission =
         request.toolPermission.type === 'ask'
@@ -108,6 +135,7 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
       type: 'denied',
       source: 'approval',
       reason: 'the arguments differ from the ones that were approved, so the call was refused.',
+      guidance: 'Do not retry it unless the user asks again.',
     };
   }
   switch (approval.decision) {
@@ -120,14 +148,18 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
         type: 'denied',
         source: 'approval',
         by: approval.decidedBy ?? undefined,
-        reason: `denied by <@${approval.decidedBy ?? 'unknown'}>. Do not retry it unless the user asks again.`,
+        reason: approval.decisionReason
+          ? `denied by <@${approval.decidedBy ?? 'unknown'}>, who said: "${approval.decisionReason}".`
+          : `denied by <@${approval.decidedBy ?? 'unknown'}>.`,
+        guidance: 'Do not retry it unless the user asks again.',
       };
     case 'expired':
       return {
         type: 'denied',
         source: 'expired',
         reason:
-          'the approval request timed out before anyone decided. Ask the user whether to request it again.',
+          'the approval request timed out: it expired before anyone decided (nobody allowed or denied it).',
+        guidance: 'Ask the user whether to request it again.',
       };
   }
 }
@@ -136,6 +168,43 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
 function sameStoredArguments(stored: unknown, args: unknown): boolean {
   const asStored: unknown = JSON.parse(JSON.stringify({ arguments: args })).arguments;
   return isDeepStrictEqual(stored, asStored);
+}
+
+function grantNotice(grant: Grant, request: PermissionRequest, call: ToolCallSite): NewOutboxEntry {
+  const covers =
+    grant.argsHash !== null
+      ? ({ type: 'exact' } as const)
+      : grant.match === null
+        ? ({ type: 'tool' } as const)
+        : ({ type: 'pattern', patterns: { ...grant.match } } as const);
+  const shown = JSON.stringify(request.args) ?? '';
+  return {
+    key: outboxKeys.turnNotice(call.turnId, `grant:${call.transcriptId}:${call.toolCallId}`),
+    conversationId: call.conversationId,
+    turnId: call.turnId,
+    message: {
+      type: 'turn-notice',
+      turnId: call.turnId,
+      notice: {
+        type: 'grant-used',
+        tool: request.toolName,
+        call: callPreview(request.args, shown),
+        grantedBy: grant.createdBy,
+        scope: grant.scope,
+        covers,
+        expiresAt: grant.expiresAt,
+        // The use this call takes is already counted.
+        usesLeft: grant.usesLeft === null ? null : Math.max(0, grant.usesLeft - 1),
+      },
+    },
+  };
+}
+
+/** The call as the thread sees it: its one text argument, or its arguments as JSON, shortened. */
+function callPreview(args: unknown, json: string): string {
+  const values = isRecord(args) ? Object.values(args) : [];
+  const only = values.length === 1 && typeof values[0] === 'string' ? values[0] : json;
+  return only.length > 300 ? `${only.slice(0, 300)}…` : only;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

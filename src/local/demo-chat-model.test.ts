@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../agent/chat-model.js';
+import { notRunResult } from '../agent/tool-runtime.js';
 import { createDemoChatModel } from './demo-chat-model.js';
 
 const spec = (name: string): ToolSpec => ({ name, description: name, parameters: { type: 'object' } });
@@ -55,6 +56,27 @@ describe('demo chat model', () => {
     const reply = await ask('@alice: @holdfast hello');
     expect(reply.toolCalls).toEqual([]);
     expect(reply.content).toContain('run `df -h`');
+  });
+
+  it('passes on what happened to a call that did not run, never the guidance meant for the model', async () => {
+    const model = createDemoChatModel();
+    const denied = await model.complete({
+      messages: [
+        { role: 'user', content: '@alice: run `echo hi`' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'call_1', name: 'run_shell', arguments: '{"command":"echo hi"}' }],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'call_1',
+          content: notRunResult('denied by <@U0BOB>.', 'Do not retry it unless the user asks again.'),
+        },
+      ],
+      tools: allTools,
+    });
+    expect(denied.content).toBe('`run_shell` was not run. denied by <@U0BOB>.');
   });
 
   it('summarizes a tool result, quoting it, including refusals and timeouts', async () => {

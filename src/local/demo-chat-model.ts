@@ -56,7 +56,9 @@ function summarizeResult(messages: readonly ChatMessage[], result: { toolCallId:
   const call = findCall(messages, result.toolCallId);
   const name = call ? `\`${call.name}\`` : 'The tool';
   const output = result.content.trim();
-  if (/^Not run:/i.test(output)) return `${name} was not run. ${output.replace(/^Not run:\s*/i, '')}`;
+  // Only the first line of a call that did not run is for people; the rest is guidance for the model.
+  if (/^Not run:/i.test(output))
+    return `${name} was not run. ${(output.split('\n')[0] ?? '').replace(/^Not run:\s*/i, '')}`;
   if (/timed out/i.test(output)) return `${name} timed out:\n\`\`\`\n${clip(output)}\n\`\`\``;
   if (output === '') return `${name} finished with no output.`;
   return `${name} finished. Result:\n\`\`\`\n${clip(output)}\n\`\`\``;

@@ -190,6 +190,9 @@ export const pageScript = String.raw`
       nav += '<a data-channel="' + channel.id + '" class="' + (!ui.home && ui.channel === channel.id ? 'active' : '') + '">holdfast (DM)</a>';
     });
     nav += '<h3>App</h3><a data-home="1" class="' + (ui.home ? 'active' : '') + '">holdfast Home</a>';
+    nav += '<h3>Status on your message</h3><ul class="legend">' + (state.legend || []).map(function (entry) {
+      return '<li data-legend="' + escapeHtml(entry.status) + '">' + escapeHtml(emoji(entry.reaction)) + ' ' + escapeHtml(entry.label) + '</li>';
+    }).join('') + '</ul>';
     $('sidebar').innerHTML = nav;
 
     var channel = state.channels.filter(function (candidate) { return candidate.id === ui.channel; })[0];
@@ -216,6 +219,7 @@ export const pageScript = String.raw`
       if (atBottom) list.scrollTop = list.scrollHeight;
     }
     renderThread();
+    if (window.holdfastModal) window.holdfastModal.render(state);
   }
   function renderThread() {
     var pane = $('thread');
@@ -341,6 +345,14 @@ export const pageScript = String.raw`
       if (source.readyState === EventSource.CLOSED) { refresh(); setTimeout(connect, 1000); }
     });
   }
+  // The modal script (page-modal-script) draws modals with the same renderers and posts the same way.
+  window.holdfastPage = {
+    renderBlocks: renderBlocks,
+    textObject: textObject,
+    post: post,
+    refresh: refresh,
+    viewer: function () { return ui.viewer; }
+  };
   connect();
   refresh();
 })();

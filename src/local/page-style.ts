@@ -54,6 +54,11 @@ export const pageStyle = `
   dialog { border: 0; border-radius: 8px; padding: 20px; max-width: 420px; width: 90vw; box-shadow: 0 8px 30px rgba(0,0,0,.3); }
   dialog h2 { margin: 0 0 8px; font-size: 18px; }
   dialog .buttons { display: flex; justify-content: flex-end; gap: 8px; margin-top: 16px; }
+  #modal { max-width: 520px; }
+  #modal .input { display: flex; flex-direction: column; gap: 4px; margin: 10px 0; }
+  #modal .input textarea, #modal .input input, #modal .input select { font: inherit; padding: 6px; }
+  #modal .hint, #modal .optional { color: #616061; font-size: 12px; }
+  .legend { list-style: none; padding: 0 12px; margin: 0; font-size: 12px; line-height: 1.7; }
   @media (max-width: 760px) {
     nav { width: 100%; display: flex; flex-wrap: wrap; padding: 4px; }
     nav h3 { display: none; }

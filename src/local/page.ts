@@ -1,3 +1,4 @@
+import { pageModalScript } from './page-modal-script.js';
 import { pageScript } from './page-script.js';
 import { pageStyle } from './page-style.js';
 
@@ -50,8 +51,19 @@ ${pageStyle}
     <button type="button" class="bk primary" id="confirm-ok" data-confirm="confirm"></button>
   </div>
 </dialog>
+<dialog id="modal">
+  <form id="modal-form">
+    <h2 id="modal-title"></h2>
+    <div id="modal-body"></div>
+    <div class="buttons">
+      <button type="button" class="bk" id="modal-close"></button>
+      <button type="submit" class="bk primary" id="modal-submit"></button>
+    </div>
+  </form>
+</dialog>
 <script>
 ${pageScript}
+${pageModalScript}
 </script>
 </body>
 </html>

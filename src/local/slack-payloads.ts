@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { triggerIdFor } from './local-modals.js';
 import { findUser, localBot, localTeam } from './seed.js';
 
 /** The `event_callback` envelope Slack wraps every Events API event in. */
@@ -40,7 +41,7 @@ export function blockActionsBase(
     user: { id: input.user, username: user?.name, name: user?.name, team_id: localTeam.id },
     api_app_id: localBot.appId,
     token: 'local',
-    trigger_id: randomUUID(),
+    trigger_id: triggerIdFor(input.user, nowMs),
     team: { id: localTeam.id, domain: localTeam.domain },
     enterprise: null,
     is_enterprise_install: false,

@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { statusLegend, statusReactions } from '../slack/turn-status.js';
 import { createDeliverer } from './deliver.js';
 import { readBody, sendJson } from './http-io.js';
+import { LocalModals } from './local-modals.js';
 import { LocalStore } from './local-store.js';
 import { localPage } from './page.js';
 import { loadPageSecret } from './page-secret.js';
@@ -21,7 +23,15 @@ import {
   localUsers,
 } from './seed.js';
 import { reloadFromOwnOriginPage, signedOutPage } from './signed-out-page.js';
-import { createUiActions, safeJson, uiClickSchema, uiHomeSchema, uiMessageSchema } from './ui-actions.js';
+import {
+  createUiActions,
+  safeJson,
+  uiClickSchema,
+  uiCloseModalSchema,
+  uiHomeSchema,
+  uiMessageSchema,
+  uiSubmitSchema,
+} from './ui-actions.js';
 import { answerWebApi, parseWebApiParams } from './web-api.js';
 
 export interface LocalWorkspaceOptions {
@@ -98,9 +108,11 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
     version += 1;
     for (const stream of streams) stream.write(`event: change\ndata: ${version}\n\n`);
   };
-  const webApi = { store, origin: () => pageOrigin, changed };
+  const modals = new LocalModals();
+  const webApi = { store, modals, origin: () => pageOrigin, changed };
   const ui = createUiActions({
     store,
+    modals,
     deliver,
     changed,
     now,
@@ -125,6 +137,8 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
     reactions: store.reactions(),
     ephemerals: store.ephemeralsFor(viewer),
     home: store.view(viewer) ?? null,
+    modal: modals.of(viewer) ?? null,
+    legend: statusLegend.map((entry) => ({ ...entry, reaction: statusReactions[entry.status] })),
   });
 
   const refuse = (response: ServerResponse, verdict: Extract<GuardVerdict, { type: 'refuse' }>) =>
@@ -260,6 +274,8 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
     if (url.pathname === '/ui/message') return reply(uiMessageSchema, ui.postUserMessage);
     if (url.pathname === '/ui/click') return reply(uiClickSchema, ui.click);
     if (url.pathname === '/ui/home') return reply(uiHomeSchema, ui.openHome);
+    if (url.pathname === '/ui/submit') return reply(uiSubmitSchema, ui.submitModal);
+    if (url.pathname === '/ui/close-modal') return reply(uiCloseModalSchema, ui.closeModal);
     sendJson(response, 404, { ok: false, error: 'not_found' });
   };
 

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type Delivery, formDelivery, jsonDelivery } from './deliver.js';
+import { type LocalModals, triggerIdFor } from './local-modals.js';
 import type { LocalMessage, LocalStore } from './local-store.js';
 import { findChannel, findUser, localBot, localTeam } from './seed.js';
 import { blockActionsBase, eventEnvelope } from './slack-payloads.js';
@@ -24,10 +24,24 @@ export const uiClickSchema = z.object({
   block_id: z.string().optional(),
 });
 export const uiHomeSchema = z.object({ user: userId });
+/** A modal's inputs as the page read them: typed text, or the value of the chosen option. */
+export const uiSubmitSchema = z.object({
+  user: userId,
+  view_id: z.string().min(1).max(100),
+  values: z.record(
+    z.string().max(255),
+    z.record(
+      z.string().max(255),
+      z.union([z.object({ text: z.string().max(3000) }), z.object({ option: z.string().max(150) })]),
+    ),
+  ),
+});
+export const uiCloseModalSchema = z.object({ user: userId, view_id: z.string().min(1).max(100) });
 const commandAckSchema = z.object({ text: z.string().optional(), blocks: z.array(z.unknown()).optional() });
 
 export interface UiActionDeps {
   readonly store: LocalStore;
+  readonly modals: LocalModals;
   readonly deliver: (delivery: Delivery) => Promise<{ status: number; text: string } | undefined>;
   /** Where holdfast answers a click or a command (Slack's `response_url`). */
   readonly responseUrl: (channel: string, user: string, threadTs?: string) => string;
@@ -37,7 +51,7 @@ export interface UiActionDeps {
 
 /** What a person does on the page, turned into the Events API and interactivity requests Slack would send. */
 export function createUiActions(deps: UiActionDeps) {
-  const { store, deliver, responseUrl, changed, now } = deps;
+  const { store, modals, deliver, responseUrl, changed, now } = deps;
   const deliverEvent = (event: Record<string, unknown>) => deliver(jsonDelivery(eventEnvelope(event, now())));
 
   const postUserMessage = async (input: z.output<typeof uiMessageSchema>) => {
@@ -57,7 +71,7 @@ export function createUiActions(deps: UiActionDeps) {
           text: input.text.trim().slice('/approvals'.length).trim(),
           api_app_id: localBot.appId,
           response_url: responseUrl(input.channel, input.user, input.thread_ts),
-          trigger_id: randomUUID(),
+          trigger_id: triggerIdFor(input.user, now()),
         }),
       );
       // Some commands answer in the acknowledgement itself; Slack shows that privately too.
@@ -147,7 +161,56 @@ export function createUiActions(deps: UiActionDeps) {
     return { ok: true };
   };
 
-  return { postUserMessage, click, openHome };
+  /** Sends the modal as Slack would (`view_submission`); it closes unless holdfast answers with errors. */
+  const submitModal = async (input: z.output<typeof uiSubmitSchema>) => {
+    const modal = modals.of(input.user);
+    if (!modal || modal.id !== input.view_id) return { ok: false, error: 'not_found' };
+    const user = findUser(input.user);
+    const values = Object.fromEntries(
+      Object.entries(input.values).map(([blockId, actions]) => [
+        blockId,
+        Object.fromEntries(
+          Object.entries(actions).map(([actionId, value]) => [
+            actionId,
+            'text' in value
+              ? { type: 'plain_text_input', value: value.text === '' ? null : value.text }
+              : { type: 'static_select', selected_option: { value: value.option } },
+          ]),
+        ),
+      ]),
+    );
+    const ack = await deliver(
+      formDelivery({
+        payload: JSON.stringify({
+          type: 'view_submission',
+          team: { id: localTeam.id, domain: localTeam.domain },
+          user: { id: input.user, username: user?.name, name: user?.name, team_id: localTeam.id },
+          api_app_id: localBot.appId,
+          token: 'local',
+          trigger_id: triggerIdFor(input.user, now()),
+          view: { ...modal.view, id: modal.id, team_id: localTeam.id, state: { values } },
+          response_urls: [],
+          enterprise: null,
+          is_enterprise_install: false,
+        }),
+      }),
+    );
+    const answer = ack?.text ? safeJson(ack.text) : undefined;
+    const errors =
+      typeof answer === 'object' && answer !== null && 'response_action' in answer ? answer : undefined;
+    if (errors) return { ok: false, errors };
+    modals.close(input.user, modal.id);
+    changed();
+    return { ok: true };
+  };
+
+  const closeModal = async (input: z.output<typeof uiCloseModalSchema>) => {
+    modals.close(input.user, input.view_id);
+    changed();
+    return { ok: true };
+  };
+
+  return { postUserMessage, click, openHome, submitModal, closeModal };
 }
 
 export function safeJson(text: string): unknown {

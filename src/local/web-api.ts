@@ -1,3 +1,4 @@
+import { type LocalModals, userOfTrigger } from './local-modals.js';
 import { type LocalStore, localMetadataSchema } from './local-store.js';
 import { readConversation } from './read-conversations.js';
 import {
@@ -16,6 +17,7 @@ export type WebApiResponse = Record<string, unknown>;
 
 export interface WebApiDeps {
   readonly store: LocalStore;
+  readonly modals: LocalModals;
   readonly origin: () => string;
   /** Called after anything the page shows has changed. */
   readonly changed: () => void;
@@ -162,12 +164,23 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       const members = channel.member ? [channel.member] : localUsers.map((user) => user.id);
       return { ok: true, members: [...members, localBot.userId], response_metadata: { next_cursor: '' } };
     }
+    case 'views.push':
     case 'views.open': {
       const view = params.view as Record<string, unknown> | undefined;
-      if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
+      const user = findUser(userOfTrigger(text('trigger_id') ?? '') ?? '');
+      if (!user) return { ok: false, error: 'invalid_trigger_id' };
       if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
-      // The page has no modal surface yet: the view is accepted and not shown.
-      return { ok: true, view: { id: 'VLOCALMODAL', team_id: localTeam.id, ...view } };
+      const modal = deps.modals.open(user.id, view);
+      deps.changed();
+      return { ok: true, view: { id: modal.id, team_id: localTeam.id, ...view } };
+    }
+    case 'views.update': {
+      const view = params.view as Record<string, unknown> | undefined;
+      if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+      const modal = deps.modals.update(text('view_id') ?? '', view);
+      if (!modal) return { ok: false, error: 'not_found' };
+      deps.changed();
+      return { ok: true, view: { id: modal.id, team_id: localTeam.id, ...view } };
     }
     case 'views.publish': {
       const view = params.view as Record<string, unknown> | undefined;

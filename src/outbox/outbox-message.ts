@@ -9,6 +9,23 @@ export const turnNoticeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
   /** Someone pressed Stop; `by` is their user id. */
   z.object({ type: z.literal('stopped'), by: z.string() }),
+  /** A call ran with no card because a grant covered it: said in the thread, every time. */
+  z.object({
+    type: z.literal('grant-used'),
+    tool: z.string(),
+    /** The call's arguments, shortened, as the thread may see them. */
+    call: z.string(),
+    grantedBy: z.string(),
+    scope: z.enum(['conversation', 'channel']),
+    /** What the grant covers: `exact`, `tool` (every call of it), or the pattern of one argument. */
+    covers: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('exact') }),
+      z.object({ type: z.literal('tool') }),
+      z.object({ type: z.literal('pattern'), patterns: z.record(z.string(), z.string()) }),
+    ]),
+    expiresAt: z.number().nullable(),
+    usesLeft: z.number().nullable(),
+  }),
 ]);
 export type TurnNotice = z.output<typeof turnNoticeSchema>;
 

@@ -7,6 +7,8 @@ import { isStoreFault } from '../store/store-errors.js';
 import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
+import { registerDecisionModalListener } from './listeners/decision-modal-listener.js';
+import { registerGrantRevokeListener } from './listeners/grant-revoke-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
@@ -31,6 +33,8 @@ export interface AttachSlackOptions {
   readonly workingAfterMs?: number;
   /** Answers shown as they are written; shared with delivery, whose answers replace them. */
   readonly live?: LiveAnswers;
+  /** The clock grants expire by. */
+  readonly now?: () => number;
 }
 
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
@@ -44,6 +48,20 @@ export function attachSlack(options: AttachSlackOptions): void {
     logger,
     directory,
     installationEnterpriseId: options.enterpriseId,
+    redact: options.redact,
+    refreshHome: (userId) => publishHome(inbox, userId),
+  });
+  registerDecisionModalListener(app, {
+    runtime,
+    slack,
+    logger,
+    installationEnterpriseId: options.enterpriseId,
+    redact: options.redact,
+    refreshHome: (userId) => publishHome(inbox, userId),
+    now: options.now ?? Date.now,
+  });
+  registerGrantRevokeListener(app, {
+    ...inbox,
     redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),
   });

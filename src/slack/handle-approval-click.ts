@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import { type DecisionAction, type DecisionOrigin, describeRefusal } from '../approvals/decide-approval.js';
+import {
+  type DecisionAction,
+  type DecisionOrigin,
+  type DecisionRequest,
+  describeRefusal,
+} from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { type ApprovalOutcome, describeOutcome } from './blocks/index.js';
@@ -18,6 +23,10 @@ export interface ApprovalClick {
   readonly argsFingerprint: string | undefined;
   /** Where a private reply to the clicker goes. */
   readonly replyTo: { readonly channel: string; readonly threadTs?: string } | undefined;
+  /** A denial's reason, from the deny modal. */
+  readonly reason?: string;
+  /** What an always-allow grants, from the grant modal. */
+  readonly grant?: DecisionRequest['grant'];
 }
 
 export interface ClickDeps {
@@ -49,6 +58,8 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       origin: click.origin,
       argsFingerprint: click.argsFingerprint,
       installationEnterpriseId: deps.installationEnterpriseId,
+      ...(click.reason ? { reason: click.reason } : {}),
+      ...(click.grant ? { grant: click.grant } : {}),
     });
   } catch (error) {
     if (!isStoreFault(error)) throw error;
@@ -97,12 +108,12 @@ export function alreadyDecided(outcome: ApprovalOutcome): string {
   switch (outcome.type) {
     case 'allowed':
       return outcome.always
-        ? `Nothing changed: this request was already always allowed in this thread by ${mentionUser(outcome.by)} at ${at}.`
+        ? `Nothing changed: this request was already allowed, with a grant, by ${mentionUser(outcome.by)} at ${at}.`
         : `Nothing changed: this request was already allowed by ${mentionUser(outcome.by)} at ${at}.`;
     case 'denied':
       return `Nothing changed: this request was already denied by ${mentionUser(outcome.by)} at ${at}.`;
     case 'expired':
-      return `Nothing changed: this request already expired at ${at} with no decision.`;
+      return `Nothing changed: this request expired at ${at}, nobody decided.`;
   }
 }
 

@@ -101,3 +101,59 @@ export const appHomeOpenedSchema = z.object({
   user: z.string(),
   tab: z.string().optional(),
 });
+
+/** A submitted modal, as holdfast reads it: who, from which workspace, and the view's state. */
+export const viewSubmissionSchema = z.object({
+  type: z.literal('view_submission'),
+  user: z.object({ id: z.string(), team_id: z.string().optional() }),
+  team: z.object({ id: z.string(), enterprise_id: z.string().optional() }).nullable().optional(),
+  enterprise: z.object({ id: z.string() }).nullable().optional(),
+  view: z.object({
+    id: z.string().optional(),
+    callback_id: z.string(),
+    private_metadata: z.string().max(3000).optional(),
+    state: z
+      .object({
+        values: z.record(
+          z.string(),
+          z.record(
+            z.string(),
+            z.object({
+              type: z.string(),
+              value: z.string().nullable().optional(),
+              selected_option: z.object({ value: z.string() }).nullable().optional(),
+            }),
+          ),
+        ),
+      })
+      .optional(),
+  }),
+});
+export type ViewSubmission = z.output<typeof viewSubmissionSchema>;
+
+const decisionOriginSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('card'),
+    teamId: z.string(),
+    enterpriseId: z.string().optional(),
+    channelId: z.string(),
+    messageTs: z.string(),
+  }),
+  z.object({ type: z.literal('inbox'), teamId: z.string(), enterpriseId: z.string().optional() }),
+]);
+
+/**
+ * The click a decision modal answers, kept in its `private_metadata` when holdfast opened it: Slack holds
+ * the metadata and hands it back with the submission, so it is what the click was, checked again then.
+ */
+export const decisionModalMetadataSchema = z.object({
+  requestId: z.string().min(1).max(200),
+  argsFingerprint: z.string().max(100).optional(),
+  origin: decisionOriginSchema,
+  replyTo: modalReplyToSchema.optional(),
+  /** For a grant form: the argument its pattern applies to. */
+  argument: z.string().max(255).optional(),
+  /** The click was in the App Home, which is rebuilt once the decision is made. */
+  fromHome: z.boolean().optional(),
+});
+export type DecisionModalMetadata = z.output<typeof decisionModalMetadataSchema>;

@@ -40,7 +40,12 @@ export function outcomeOf(approval: Approval): ApprovalOutcome | undefined {
     case 'allowed':
       return { type: 'allowed', by: approval.decidedBy ?? 'unknown', at, always: approval.always };
     case 'denied':
-      return { type: 'denied', by: approval.decidedBy ?? 'unknown', at };
+      return {
+        type: 'denied',
+        by: approval.decidedBy ?? 'unknown',
+        at,
+        ...(approval.decisionReason ? { reason: redactKnownPatterns(approval.decisionReason) } : {}),
+      };
     case 'expired':
       return { type: 'expired', at };
   }

@@ -10,6 +10,7 @@ import {
   buildApprovalCard,
   buildDecidedCard,
   buildDirectNotice,
+  buildGrantNotice,
   buildThreadNotice,
   type SlackMessage,
 } from './blocks/index.js';
@@ -226,7 +227,9 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           const notice =
             message.notice.type === 'stopped'
               ? stoppedNotice(message.notice.by)
-              : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
+              : message.notice.type === 'grant-used'
+                ? buildGrantNotice(message.notice)
+                : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
             part.index,

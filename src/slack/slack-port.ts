@@ -17,6 +17,8 @@ export interface SlackPort {
   publishHome(userId: string, view: HomeView): Promise<void>;
   /** Opens a modal for the person whose interaction carried `triggerId` (valid for three seconds). */
   openView(triggerId: string, view: ModalView): Promise<void>;
+  /** Puts a modal on top of the one the interaction carrying `triggerId` came from (`views.push`). */
+  pushView(triggerId: string, view: ModalView): Promise<void>;
   /**
    * Who may see what a conversation holds: the members of a channel (cached briefly), or that it is a
    * direct or group DM, whose records are for their requester and approvers only.

@@ -1,20 +1,17 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
+import { interruptedResult } from '../agent/tool-runtime.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
+import { policyDenialLead } from '../approvals/permission-manager.js';
 import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import type { Conversation, Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
+import { assistantStatusText, completedEnding, statusReactions, type TurnEnding } from './turn-status.js';
 
-/** Reactions on the message that started the turn: the thread's status at a glance. */
-export const statusReactions = {
-  working: 'hourglass_flowing_sand',
-  awaiting: 'raised_hand',
-  done: 'white_check_mark',
-  failed: 'x',
-} as const;
+export { statusReactions } from './turn-status.js';
 
 export interface SlackTurnObserverDeps {
   readonly slack: SlackPort;
@@ -106,7 +103,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       };
       // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
       void later(turn.conversationId, async () => {
-        await assistantStatus(await conversationOf(turn.conversationId), 'is working on it…');
+        await assistantStatus(await conversationOf(turn.conversationId), assistantStatusText('working'));
       });
       if (workingAfterMs <= 0) showWorking();
       else state.timer = setTimeout(showWorking, workingAfterMs);
@@ -151,24 +148,16 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   async function settled(outcome: TurnOutcome, workingShown: boolean): Promise<void> {
     const working = workingShown ? [statusReactions.working] : [];
     switch (outcome.type) {
-      case 'completed': {
-        const conversation = await conversationOf(outcome.turn.conversationId);
-        await react(conversation, outcome.turn, statusReactions.done, working);
-        await assistantStatus(conversation, '');
-        return;
-      }
+      case 'completed':
+        return ended(outcome.turn, await endingOf(outcome.turn), working);
       case 'awaiting-approval': {
         const conversation = await conversationOf(outcome.turn.conversationId);
         await react(conversation, outcome.turn, statusReactions.awaiting, working);
-        await assistantStatus(conversation, 'is waiting for an approval…');
+        await assistantStatus(conversation, assistantStatusText('awaiting'));
         return;
       }
-      case 'failed': {
-        const conversation = await conversationOf(outcome.turn.conversationId);
-        await react(conversation, outcome.turn, statusReactions.failed, working);
-        await assistantStatus(conversation, '');
-        return;
-      }
+      case 'failed':
+        return ended(outcome.turn, 'failed', working);
       case 'not-claimed':
         return;
       case 'interrupted': {
@@ -180,12 +169,31 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     }
   }
 
+  async function ended(turn: Turn, ending: TurnEnding, remove: string[]): Promise<void> {
+    const conversation = await conversationOf(turn.conversationId);
+    await react(conversation, turn, statusReactions[ending], remove);
+    await assistantStatus(conversation, assistantStatusText(ending));
+  }
+
+  /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
+  async function endingOf(turn: Turn): Promise<TurnEnding> {
+    const approvals = await store.approvals.forTurn(turn.id);
+    const results = (await store.transcript.messages(turn.conversationId)).flatMap((stored) =>
+      stored.turnId === turn.id && stored.message.role === 'tool' ? [stored.message.content] : [],
+    );
+    return completedEnding({
+      decisions: approvals.map((approval) => approval.decision),
+      interruptedCalls: results.filter((content) => content === interruptedResult).length,
+      refusedCalls: results.filter((content) => content.startsWith(`Not run: ${policyDenialLead}`)).length,
+    });
+  }
+
   async function deliveryFailed(entry: OutboxEntry): Promise<void> {
     // The answer never reached the thread: the request message must not say it is done.
     if (entry.message.type !== 'answer' || entry.turnId === null) return;
     const turn = await store.turns.get(entry.turnId);
     if (!turn) return;
     const conversation = await conversationOf(turn.conversationId);
-    await react(conversation, turn, statusReactions.failed, [statusReactions.done]);
+    await react(conversation, turn, statusReactions.failed, [statusReactions[await endingOf(turn)]]);
   }
 }

@@ -187,6 +187,9 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     async openView(triggerId, view) {
       await call('views.open', () => client.views.open({ trigger_id: triggerId, view }));
     },
+    async pushView(triggerId, view) {
+      await call('views.push', () => client.views.push({ trigger_id: triggerId, view }));
+    },
     conversationMembers,
     async setAssistantStatus(target) {
       if (assistantStatusUnsupported) return;

@@ -273,4 +273,41 @@ describe('openDatabase upgrades an older file in place', () => {
     expect(events[1]!.previousHash).toBe(events[0]!.hash);
     expect(events[2]!.previousHash).toBe(events[1]!.hash);
   });
+
+  it('from version 3: a grant stays a whole-tool grant, a decision keeps no reason, and the floor is 4', async () => {
+    const file = olderFile(3, (db) => {
+      const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
+      run(
+        `INSERT INTO conversations (id, team_id, channel_id, thread_ts, created_at) VALUES (?, 'T0HOLDFAST', 'C0OPS', '1700.1', ?)`,
+        c1,
+        t0,
+      );
+      run(
+        `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id)
+         VALUES ('conversation', ?, 'shell', 'UADMIN', ?, 'apr_old')`,
+        c1,
+        t0,
+      );
+    });
+    const { store, db } = openTestStore(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(floorOf(db)).toBe('4');
+    const grant = await store.grants.find('shell', { conversationId: c1, channelId: 'C0OPS' });
+    expect(grant).toMatchObject({
+      createdBy: 'UADMIN',
+      match: null,
+      argsHash: null,
+      expiresAt: null,
+      usesLeft: null,
+    });
+    // Two grants of one tool may stand side by side now (the old unique index is gone).
+    await store.grants.create({
+      scope: 'conversation',
+      scopeId: c1,
+      toolName: 'shell',
+      createdBy: 'UB',
+      match: { command: 'ls *' },
+    });
+    expect(await store.grants.usable('shell', { conversationId: c1, channelId: 'C0OPS' })).toHaveLength(2);
+  });
 });

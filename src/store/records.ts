@@ -70,6 +70,8 @@ export interface Approval {
   readonly resolvedAt: number | null;
   readonly decision: ApprovalDecision | null;
   readonly decidedBy: string | null;
+  /** What the person who decided said (a denial's reason), as they wrote it. */
+  readonly decisionReason: string | null;
   readonly always: boolean;
   /** Every message that carries this request's buttons, oldest first; a click on any of them decides it. */
   readonly cards: readonly ApprovalCard[];
@@ -90,6 +92,14 @@ export interface Grant {
   readonly createdBy: string;
   readonly createdAt: number;
   readonly sourceRequestId: string | null;
+  /** Argument name → glob the argument must match (see `grantCovers`); null covers every call of the tool. */
+  readonly match: Readonly<Record<string, string>> | null;
+  /** Set for a grant of one exact call: only calls with these arguments (by hash) are covered. */
+  readonly argsHash: string | null;
+  /** Null: until revoked. */
+  readonly expiresAt: number | null;
+  /** Calls it may still let through; null: no limit. */
+  readonly usesLeft: number | null;
 }
 
 export type AuditKind =
@@ -101,6 +111,7 @@ export type AuditKind =
   | 'approval.refused'
   | 'grant.created'
   | 'grant.revoked'
+  | 'grant.used'
   | 'tool.allowed_by_policy'
   | 'tool.denied_by_policy'
   | 'tool.started'

@@ -181,6 +181,8 @@ export interface ApprovalRow {
   decision: ApprovalDecision | null;
   decided_by: string | null;
   always_allow: number;
+  /** Schema 6: what the person who decided said (PostgreSQL rows read it as null until they carry it). */
+  decision_reason?: string | null;
 }
 
 const detailsSchema = z.object({ arguments: z.unknown() });
@@ -207,6 +209,7 @@ export function toApproval(row: ApprovalRow, approvedBy: readonly string[], card
     resolvedAt: row.resolved_at,
     decision: row.decision,
     decidedBy: row.decided_by,
+    decisionReason: row.decision_reason ?? null,
     always: row.always_allow === 1,
     cards,
   };

@@ -266,6 +266,12 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
         if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
         return { ok: true, view: { id: `V0MODAL${nextTs().slice(-6)}`, team_id: identity.teamId, ...view } };
       }
+      case 'views.push': {
+        const view = params.view as Record<string, unknown> | undefined;
+        if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
+        if (view?.type !== 'modal') return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { id: `V0PUSHED${nextTs().slice(-6)}`, team_id: identity.teamId, ...view } };
+      }
       case 'views.publish': {
         const view = params.view as Record<string, unknown> | undefined;
         if (view?.type !== 'home') return { ok: false, error: 'invalid_arguments' };

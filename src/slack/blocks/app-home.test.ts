@@ -89,3 +89,42 @@ describe('buildAppHome', () => {
     expect(JSON.stringify(home.blocks.at(-1))).toContain('Showing 20 of 30.');
   });
 });
+
+describe('buildAppHome, with standing grants', () => {
+  const grant = {
+    id: 7,
+    scope: 'channel' as const,
+    scopeId: 'C1',
+    toolName: 'ops_shell',
+    createdBy: 'U1',
+    createdAt: 0,
+    sourceRequestId: null,
+    match: { command: 'kubectl get *' },
+    argsHash: null,
+    expiresAt: Date.UTC(2024, 4, 1, 15, 0),
+    usesLeft: 3,
+  };
+
+  it('lists the viewer’s grants with a confirmed Revoke button each', () => {
+    const home = buildAppHome({ pending: [], recent: [], viewer: 'U1', grants: [{ grant, where: '<#C1>' }] });
+    expect(headers(home.blocks)).toEqual([
+      'Waiting for approval',
+      'Recent decisions',
+      'Your standing grants',
+    ]);
+    const line = home.blocks.at(-1) as SectionBlock;
+    expect(line.text?.text).toContain('`ops_shell` `kubectl get *` · <#C1>');
+    expect(line.text?.text).toContain('3 uses left');
+    expect(line.accessory).toMatchObject({ action_id: 'holdfast.grant.revoke', value: '7', style: 'danger' });
+    expect(findBlockKitViolations(home)).toEqual([]);
+  });
+
+  it('stays within 100 blocks with long lists of everything', () => {
+    const pending = Array.from({ length: 200 }, (_, i) => view(i));
+    const recent = Array.from({ length: 200 }, (_, i) => ({ view: view(i), outcome: allowed }));
+    const grants = Array.from({ length: 50 }, (_, i) => ({ grant: { ...grant, id: i }, where: '<#C1>' }));
+    const home = buildAppHome({ pending, recent, viewer: 'U1', grants });
+    expect(home.blocks.length).toBeLessThanOrEqual(100);
+    expect(JSON.stringify(home.blocks.at(-1))).toContain('Showing 10 of 50.');
+  });
+});

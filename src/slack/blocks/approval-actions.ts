@@ -96,21 +96,12 @@ function denyButton(view: ApprovalView): Button {
 }
 
 function alwaysButton(view: ApprovalView): Button {
-  // A standing grant is wider than one run, so it gets its own confirmation too.
+  // No confirmation: the button opens a form saying what the grant covers, where and for how long.
   return {
     type: 'button',
     action_id: APPROVAL_ACTION_IDS.always,
-    text: plain('Always allow in this thread', BLOCK_KIT_LIMITS.buttonText),
+    text: plain('Always allow…', BLOCK_KIT_LIMITS.buttonText),
     value: view.requestId,
-    confirm: {
-      title: plain(`Always allow ${view.toolName}?`, BLOCK_KIT_LIMITS.confirmTitle),
-      text: {
-        type: 'mrkdwn',
-        text: `This call runs now, and later ${toolCode(view.toolName)} calls in this thread run without asking.`,
-      },
-      confirm: plain('Always allow', BLOCK_KIT_LIMITS.confirmButton),
-      deny: plain('Cancel', BLOCK_KIT_LIMITS.confirmButton),
-    },
   };
 }
 

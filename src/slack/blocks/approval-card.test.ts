@@ -77,7 +77,7 @@ describe('buildApprovalCard', () => {
       [
         ['holdfast.approval.allow', 'Allow', 'primary', 'apr_9f2c1e7b4d'],
         ['holdfast.approval.deny', 'Deny', 'danger', 'apr_9f2c1e7b4d'],
-        ['holdfast.approval.always', 'Always allow in this thread', undefined, 'apr_9f2c1e7b4d'],
+        ['holdfast.approval.always', 'Always allow…', undefined, 'apr_9f2c1e7b4d'],
       ],
     );
   });
@@ -207,9 +207,9 @@ describe('buildDecidedCard', () => {
     ],
     [
       { type: 'allowed', by: 'U2', at, always: true } as const,
-      'Always allowed in this thread',
-      `✅ Always allowed in this thread by <@U2> at ${atToken}`,
-      'Always allowed in this thread by <@U2>',
+      'Allowed, with a grant',
+      `✅ Allowed by <@U2> at ${atToken}, with a grant for later calls (\`/approvals grants\`)`,
+      'Allowed by <@U2>, with a grant for later calls',
     ],
     [
       { type: 'denied', by: 'U3', at } as const,
@@ -220,8 +220,8 @@ describe('buildDecidedCard', () => {
     [
       { type: 'expired', at } as const,
       'Expired',
-      `⌛ Expired at ${atToken} with no decision`,
-      'Expired with no decision',
+      `⌛ Expired at ${atToken}, nobody decided`,
+      'Expired, nobody decided',
     ],
   ])('shows %j with no buttons', (outcome, title, line, fallback) => {
     const card = buildDecidedCard(view(), outcome);

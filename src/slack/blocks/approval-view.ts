@@ -30,5 +30,5 @@ export interface ApprovalView {
 
 export type ApprovalOutcome =
   | { type: 'allowed'; by: string; at: number; always: boolean }
-  | { type: 'denied'; by: string; at: number }
+  | { type: 'denied'; by: string; at: number; reason?: string }
   | { type: 'expired'; at: number };

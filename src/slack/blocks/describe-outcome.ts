@@ -1,5 +1,6 @@
 import { mentionUser } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
+import { escapeAndTruncate, oneLine } from '../text/truncate-text.js';
 import type { CardOptions } from './approval-card-parts.js';
 import type { ApprovalOutcome } from './approval-view.js';
 
@@ -20,21 +21,27 @@ export function describeOutcome(outcome: ApprovalOutcome, options: CardOptions =
       const by = mentionUser(outcome.by);
       return outcome.always
         ? {
-            title: 'Always allowed in this thread',
-            line: `✅ Always allowed in this thread by ${by} at ${at}`,
-            fallback: `Always allowed in this thread by ${by}`,
+            title: 'Allowed, with a grant',
+            line: `✅ Allowed by ${by} at ${at}, with a grant for later calls (\`/approvals grants\`)`,
+            fallback: `Allowed by ${by}, with a grant for later calls`,
           }
         : { title: 'Allowed', line: `✅ Allowed by ${by} at ${at}`, fallback: `Allowed by ${by}` };
     }
     case 'denied': {
       const by = mentionUser(outcome.by);
-      return { title: 'Denied', line: `⛔ Denied by ${by} at ${at}`, fallback: `Denied by ${by}` };
+      // The approver's own words, quoted on one line: they may hold anything, mentions and markup included.
+      const said = outcome.reason ? `“${escapeAndTruncate(oneLine(outcome.reason), 500)}”` : undefined;
+      return {
+        title: 'Denied',
+        line: `⛔ Denied by ${by} at ${at}${said ? `: ${said}` : ''}`,
+        fallback: `Denied by ${by}${said ? ` (${said})` : ''}`,
+      };
     }
     case 'expired':
       return {
         title: 'Expired',
-        line: `⌛ Expired at ${at} with no decision`,
-        fallback: 'Expired with no decision',
+        line: `⌛ Expired at ${at}, nobody decided`,
+        fallback: 'Expired, nobody decided',
       };
   }
 }

@@ -27,7 +27,26 @@ export {
   measureBlockText,
 } from './block-kit-limits.js';
 export { buildDirectNotice, explainUndeliverable } from './delivery-notice.js';
+export {
+  buildDenyReasonModal,
+  DENY_REASON_ACTION_ID,
+  DENY_REASON_BLOCK_ID,
+  DENY_REASON_CALLBACK_ID,
+  DENY_REASON_MAX,
+} from './deny-reason-modal.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
 export { escapeInvisible } from './escape-invisible.js';
+export { buildGrantList, GRANT_REVOKE_ACTION_ID, type GrantListItem, grantLine } from './grant-list.js';
+export {
+  buildGrantModal,
+  GRANT_ACTION_ID,
+  GRANT_CALLBACK_ID,
+  GRANT_FIELDS,
+  type GrantCoverChoice,
+  type GrantDurationChoice,
+  type GrantScopeChoice,
+  grantDurations,
+} from './grant-modal.js';
+export { buildGrantNotice, describeGrantCover, type GrantUsedNotice } from './grant-notice.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

@@ -2,14 +2,16 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { type InboxDeps, pendingForViewer, recentDecisions } from '../approval-inbox-query.js';
 import { buildAppHome } from '../blocks/index.js';
+import { grantItems } from '../manage-grants.js';
 import { appHomeOpenedSchema } from '../payloads.js';
 
 export async function publishHome(deps: InboxDeps, viewer: string): Promise<void> {
-  const [{ views }, recent] = await Promise.all([
+  const [{ views }, recent, grants] = await Promise.all([
     pendingForViewer(deps, { viewer }),
     recentDecisions(deps, { viewer, limit: 10 }),
+    deps.store.grants.list({ createdBy: viewer }).then((found) => grantItems(deps, found)),
   ]);
-  await deps.slack.publishHome(viewer, buildAppHome({ pending: views, recent, viewer }));
+  await deps.slack.publishHome(viewer, buildAppHome({ pending: views, recent, viewer, grants }));
 }
 
 /** App Home: the viewer's inbox plus recent decisions, rebuilt each time the tab opens. */

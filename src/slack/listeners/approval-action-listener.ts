@@ -1,6 +1,7 @@
 import type { App, RespondFn } from '@slack/bolt';
 import type { ApproverDirectory } from '../../approvals/decide-approval.js';
 import type { Redact } from '../../secrets/index.js';
+import { askDecisionForm } from '../ask-decision-form.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/index.js';
 import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { blockActionsSchema } from '../payloads.js';
@@ -38,8 +39,14 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
     const click = read(body);
     const action = click?.kind;
     if (!click || !action || action === 'view') return;
-    await handleApprovalClick({ ...deps, respond: privately(click, respond) }, { ...click, action });
-    if (click.viewType === 'home') {
+    const clickDeps = { ...deps, respond: privately(click, respond) };
+    // Deny asks for an optional reason and Always allow for what to grant, before either decides.
+    let asked = false;
+    if (action === 'deny' || action === 'always')
+      asked = (await askDecisionForm(clickDeps, click, action)) === 'asked';
+    else await handleApprovalClick(clickDeps, { ...click, action });
+    // A form opened decides nothing yet: the Home is rebuilt when it is submitted.
+    if (click.viewType === 'home' && !asked) {
       await deps.refreshHome(click.userId).catch((error: unknown) => {
         deps.logger.warn({ err: error }, 'could not refresh App Home after a click');
       });

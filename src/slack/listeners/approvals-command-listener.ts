@@ -1,10 +1,14 @@
 import type { App } from '@slack/bolt';
 import { type Redact, redactStrings } from '../../secrets/index.js';
 import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
-import { buildApprovalInbox } from '../blocks/index.js';
+import { buildApprovalInbox, buildGrantList } from '../blocks/index.js';
+import { grantsInChannel } from '../manage-grants.js';
 import { slashCommandSchema } from '../payloads.js';
 
-/** `/approvals` (this channel) and `/approvals all` (everything you may decide), as an ephemeral reply. */
+/**
+ * `/approvals` (this channel), `/approvals all` (everything you may decide) and `/approvals grants` (the
+ * standing grants of this channel and its threads, with Revoke), as an ephemeral reply.
+ */
 export function registerApprovalsCommand(
   app: App,
   deps: InboxDeps & { logger: import('pino').Logger; redact: Redact },
@@ -16,7 +20,17 @@ export function registerApprovalsCommand(
       deps.logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed /approvals command');
       return;
     }
-    const all = parsed.data.text.trim().toLowerCase() === 'all';
+    const asked = parsed.data.text.trim().toLowerCase();
+    if (asked === 'grants') {
+      const list = buildGrantList(await grantsInChannel(deps, parsed.data.channel_id));
+      await respond(
+        redactStrings({ response_type: 'ephemeral', text: list.text, blocks: list.blocks }, (text) =>
+          deps.redact(text, { compact: true }),
+        ),
+      );
+      return;
+    }
+    const all = asked === 'all';
     const { views, hidden } = await pendingForViewer(deps, {
       viewer: parsed.data.user_id,
       channelId: all ? undefined : parsed.data.channel_id,

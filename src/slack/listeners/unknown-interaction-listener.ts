@@ -2,8 +2,9 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
 
-/** Every block action id other than the approval buttons and Stop. */
-const notAnApprovalAction = /^(?!holdfast\.approval\.(?:allow|deny|always|view)$|holdfast\.turn\.stop$)/;
+/** Every block action id other than the approval buttons, Stop and a grant's Revoke. */
+const notAnApprovalAction =
+  /^(?!holdfast\.approval\.(?:allow|deny|always|view)$|holdfast\.turn\.stop$|holdfast\.grant\.revoke$)/;
 const notApprovalsCommand = /^(?!\/approvals$)/;
 
 /**

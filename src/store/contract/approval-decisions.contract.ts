@@ -104,6 +104,52 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
       expect(kinds).toEqual(['approval.requested', 'approval.allowed', 'grant.created']);
     });
 
+    it('keeps the reason given with a denial, and audits it', async () => {
+      const { store, create } = await setup();
+      const approval = await create('call_1');
+      const result = await store.approvals.resolve({
+        requestId: approval.requestId,
+        decision: 'denied',
+        decidedBy: 'UAPPROVER',
+        reason: 'not during the freeze',
+      });
+      expect(result).toMatchObject({
+        type: 'decided',
+        approval: { decision: 'denied', decisionReason: 'not during the freeze' },
+      });
+      const denied = (await store.audit.list({ approvalId: approval.requestId })).at(-1);
+      expect(denied).toMatchObject({ kind: 'approval.denied', data: { reason: 'not during the freeze' } });
+    });
+
+    it('grants what the decision names: a pattern, a scope, an expiry and a use limit', async () => {
+      const { store, clock, create } = await setup();
+      const approval = await create('call_1');
+      await store.approvals.resolve({
+        requestId: approval.requestId,
+        decision: 'allowed',
+        decidedBy: 'UAPPROVER',
+        always: true,
+        grant: {
+          scope: 'channel',
+          scopeId: 'C1',
+          match: { command: 'kubectl get *' },
+          expiresAt: clock.now() + 3_600_000,
+          maxUses: 3,
+        },
+      });
+      expect(await store.grants.list({ channelId: 'C1' })).toMatchObject([
+        {
+          scope: 'channel',
+          scopeId: 'C1',
+          createdBy: 'UAPPROVER',
+          match: { command: 'kubectl get *' },
+          expiresAt: clock.now() + 3_600_000,
+          usesLeft: 3,
+          sourceRequestId: approval.requestId,
+        },
+      ]);
+    });
+
     it('ignores always on a denial', async () => {
       const { store, create } = await setup();
       const approval = await create('call_1');

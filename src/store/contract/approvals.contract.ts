@@ -53,6 +53,7 @@ export function describeApprovalsContract(open: StoreContractFactory): void {
         resolvedAt: null,
         decision: null,
         decidedBy: null,
+        decisionReason: null,
         always: false,
         cards: [],
       });

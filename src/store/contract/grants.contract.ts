@@ -97,5 +97,98 @@ export function describeGrantsContract(open: StoreContractFactory): void {
         { kind: 'grant.revoked', conversationId: null, actor: 'UADMIN' },
       ]);
     });
+
+    it('lists usable grants of a pattern beside the whole-tool one; find sees only the whole-tool one', async () => {
+      const { store } = await open();
+      const pattern = await store.grants.create({
+        ...conversationGrant,
+        match: { command: 'kubectl get *' },
+      });
+      expect(await store.grants.find('shell', scopes)).toBeUndefined();
+      const whole = await store.grants.create(conversationGrant);
+      expect(pattern.match).toEqual({ command: 'kubectl get *' });
+      expect(whole.match).toBeNull();
+      expect(await store.grants.usable('shell', scopes)).toEqual([pattern, whole]);
+      expect(await store.grants.find('shell', scopes)).toEqual(whole);
+      expect(await store.grants.get(pattern.id)).toEqual(pattern);
+      expect(await store.grants.get(pattern.id + 1_000)).toBeUndefined();
+    });
+
+    it('stops a grant at its expiry', async () => {
+      const { store, clock } = await open();
+      const grant = await store.grants.create({ ...conversationGrant, expiresAt: clock.now() + 60_000 });
+      expect(await store.grants.usable('shell', scopes)).toEqual([grant]);
+      clock.advance(60_000);
+      expect(await store.grants.usable('shell', scopes)).toEqual([]);
+      expect(await store.grants.find('shell', scopes)).toBeUndefined();
+      expect(await store.grants.list(scopes)).toEqual([]);
+      const use = { conversationId: scopes.conversationId, turnId: 't1', toolCallId: 'call_1' };
+      expect(await store.grants.use(grant.id, use)).toBeUndefined();
+    });
+
+    it('counts uses down, audits each with its call and notice, and refuses once used up', async () => {
+      const { store, inspect } = await open();
+      const grant = await store.grants.create({ ...conversationGrant, maxUses: 2 });
+      const use = (toolCallId: string) =>
+        store.grants.use(
+          grant.id,
+          { conversationId: scopes.conversationId, turnId: 't1', toolCallId },
+          {
+            outbox: [
+              {
+                key: `grant-used:${toolCallId}`,
+                conversationId: scopes.conversationId,
+                message: { type: 'answer', turnId: 't1', text: `ran ${toolCallId}` },
+              },
+            ],
+          },
+        );
+      expect(await use('call_1')).toMatchObject({ id: grant.id, usesLeft: 1 });
+      expect(await use('call_2')).toMatchObject({ id: grant.id, usesLeft: 0 });
+      expect(await use('call_3')).toBeUndefined();
+      expect(await store.grants.usable('shell', scopes)).toEqual([]);
+      const used = (await store.audit.list()).filter((event) => event.kind === 'grant.used');
+      expect(used).toMatchObject([
+        {
+          actor: 'U1',
+          conversationId: scopes.conversationId,
+          data: { grantId: grant.id, toolCallId: 'call_1' },
+        },
+        {
+          actor: 'U1',
+          conversationId: scopes.conversationId,
+          data: { grantId: grant.id, toolCallId: 'call_2' },
+        },
+      ]);
+      expect((await inspect.outbox()).map((entry) => entry.key)).toEqual([
+        'grant-used:call_1',
+        'grant-used:call_2',
+      ]);
+    });
+
+    it('lets a revoked grant through no more', async () => {
+      const { store } = await open();
+      const grant = await store.grants.create({ ...conversationGrant, match: { command: 'uptime' } });
+      await store.grants.revoke(grant.id, 'UADMIN');
+      const use = { conversationId: scopes.conversationId, turnId: 't1', toolCallId: 'call_1' };
+      expect(await store.grants.use(grant.id, use)).toBeUndefined();
+      expect(await store.grants.usable('shell', scopes)).toEqual([]);
+    });
+
+    it('lists by who made them, and every grant of a channel and its threads', async () => {
+      const { store } = await open();
+      const inThread = await store.grants.create(conversationGrant);
+      const inChannel = await store.grants.create({
+        ...conversationGrant,
+        scope: 'channel',
+        scopeId: 'C1',
+        createdBy: 'U2',
+      });
+      await store.grants.create({ ...conversationGrant, scope: 'channel', scopeId: 'C2' });
+      expect(await store.grants.list({ createdBy: 'U2' })).toEqual([inChannel]);
+      expect(await store.grants.list({ inChannel: 'C1' })).toEqual([inChannel]);
+      // A thread's grant belongs to its channel once holdfast knows the thread.
+      expect(inThread.scope).toBe('conversation');
+    });
   });
 }

@@ -14,6 +14,7 @@ import type {
   ResolveResult,
 } from '../store.js';
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareReadyMark, prepareTurnClaim } from './sqlite-turns.js';
 
@@ -103,17 +104,14 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   );
   // The compare-and-set: zero rows changed means somebody else decided first.
   const decide = db.prepare(
-    `UPDATE approvals SET decision = @decision, decided_by = @decidedBy, resolved_at = @now, always_allow = @always
+    `UPDATE approvals SET decision = @decision, decided_by = @decidedBy, resolved_at = @now, always_allow = @always,
+       decision_reason = @reason
      WHERE request_id = @requestId AND decision IS NULL`,
   );
   const vote = db.prepare(
     'INSERT INTO approval_votes (request_id, user_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const insertGrant = db.prepare(
-    `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id)
-     VALUES ('conversation', @scopeId, @toolName, @createdBy, @now, @requestId)
-     ON CONFLICT (scope, scope_id, tool_name) WHERE revoked_at IS NULL DO NOTHING`,
-  );
+  const createGrant = prepareGrantCreate(context);
   const pendingForTurn = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
   );
@@ -181,6 +179,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       decidedBy: null,
       now: at,
       always: 0,
+      reason: null,
     });
     if (changed.changes === 0) return false;
     markReady(row.turn_id, at);
@@ -239,21 +238,29 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
         decidedBy: input.decidedBy,
         now: at,
         always: always ? 1 : 0,
+        reason: input.reason ?? null,
       });
       if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
       markReady(row.turn_id, at);
-      record(row, input.decidedBy, `approval.${tally.decision}`, { always }, at);
+      record(
+        row,
+        input.decidedBy,
+        `approval.${tally.decision}`,
+        { always, ...(input.reason === undefined ? {} : { reason: input.reason }) },
+        at,
+      );
       rewriteCards(row, tally.decision, at, deliverAs);
       if (always) {
-        const granted = insertGrant.run({
-          scopeId: row.conversation_id,
-          toolName: row.tool_name,
-          createdBy: input.decidedBy,
-          now: at,
-          requestId: row.request_id,
-        });
-        if (granted.changes === 1)
-          record(row, input.decidedBy, 'grant.created', { scope: 'conversation' }, at);
+        const grant = input.grant ?? { scope: 'conversation' as const, scopeId: row.conversation_id };
+        createGrant(
+          {
+            ...grant,
+            toolName: row.tool_name,
+            createdBy: input.decidedBy,
+            sourceRequestId: row.request_id,
+          },
+          at,
+        );
       }
       const ready = turnReady();
       return {

@@ -1,76 +1,231 @@
-import type { Grant } from '../records.js';
-import { type GrantRow, toGrant } from '../row-mappers.js';
-import type { GrantStore, NewGrant } from '../store.js';
-import { type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import { z } from 'zod';
+import type { Grant, GrantScope } from '../records.js';
+import type { Effects, GrantFilter, GrantScopes, GrantStore, GrantUse, NewGrant } from '../store.js';
+import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import { prepareOutboxWriter } from './sqlite-outbox.js';
 
-/** Always-allow grants are rows, never process memory: they must survive a restart. */
-export function createSqliteGrants({ db, now }: SqliteContext): GrantStore {
-  const find = db.prepare<{ toolName: string; conversationId: string; channelId: string }, GrantRow>(
-    `SELECT * FROM grants WHERE revoked_at IS NULL AND tool_name = @toolName
-       AND ((scope = 'conversation' AND scope_id = @conversationId) OR (scope = 'channel' AND scope_id = @channelId))
+interface GrantRow {
+  id: number;
+  scope: GrantScope;
+  scope_id: string;
+  tool_name: string;
+  created_by: string;
+  created_at: number;
+  source_request_id: string | null;
+  match_json: string | null;
+  args_hash: string | null;
+  expires_at: number | null;
+  uses_left: number | null;
+}
+
+const matchSchema = z.record(z.string(), z.string());
+
+const toGrant = (row: GrantRow): Grant => ({
+  id: row.id,
+  scope: row.scope,
+  scopeId: row.scope_id,
+  toolName: row.tool_name,
+  createdBy: row.created_by,
+  createdAt: row.created_at,
+  sourceRequestId: row.source_request_id,
+  match:
+    row.match_json === null
+      ? null
+      : parseJsonColumn(matchSchema, row.match_json, { table: 'grants', key: String(row.id) }),
+  argsHash: row.args_hash,
+  expiresAt: row.expires_at,
+  usesLeft: row.uses_left,
+});
+
+/** Usable: not revoked, not expired at `@now`, not used up. */
+const USABLE = `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now) AND (uses_left IS NULL OR uses_left > 0)`;
+const IN_SCOPES = `((scope = 'conversation' AND scope_id = @conversationId) OR (scope = 'channel' AND scope_id = @channelId))`;
+
+/** The same pattern, whatever order its arguments were named in. */
+function matchJson(match: NewGrant['match']): string | null {
+  if (!match) return null;
+  return JSON.stringify(Object.fromEntries(Object.entries(match).sort(([a], [b]) => a.localeCompare(b))));
+}
+
+/**
+ * Creates a grant inside a caller's transaction (the grant store's own `create`, or a decision that
+ * grants as it allows); an identical grant still standing is returned instead, and only a new one is
+ * audited.
+ */
+export function prepareGrantCreate({ db }: SqliteContext): (grant: NewGrant, at: number) => Grant {
+  const insert = db.prepare(
+    `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id, match_json,
+       args_hash, expires_at, uses_left)
+     VALUES (@scope, @scopeId, @toolName, @createdBy, @now, @sourceRequestId, @matchJson, @argsHash, @expiresAt,
+       @usesLeft)`,
+  );
+  const identical = db.prepare<
+    {
+      scope: string;
+      scopeId: string;
+      toolName: string;
+      matchJson: string | null;
+      argsHash: string | null;
+      now: number;
+    },
+    GrantRow
+  >(
+    `SELECT * FROM grants WHERE ${USABLE} AND scope = @scope AND scope_id = @scopeId AND tool_name = @toolName
+       AND match_json IS @matchJson AND args_hash IS @argsHash ORDER BY id LIMIT 1`,
+  );
+  const byId = db.prepare<[number], GrantRow>('SELECT * FROM grants WHERE id = ?');
+  const audit = db.prepare(
+    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  return (grant, at) => {
+    const key = {
+      scope: grant.scope,
+      scopeId: grant.scopeId,
+      toolName: grant.toolName,
+      matchJson: matchJson(grant.match),
+      argsHash: grant.argsHash ?? null,
+      now: at,
+    };
+    const existing = identical.get(key);
+    if (existing) return toGrant(existing);
+    const inserted = insert.run({
+      ...key,
+      createdBy: grant.createdBy,
+      sourceRequestId: grant.sourceRequestId ?? null,
+      expiresAt: grant.expiresAt ?? null,
+      usesLeft: grant.maxUses ?? null,
+    });
+    const row = byId.get(Number(inserted.lastInsertRowid));
+    if (!row) throw new Error('grant vanished inside its own transaction');
+    audit.run(
+      at,
+      grant.createdBy,
+      'grant.created',
+      grant.sourceRequestId ?? null,
+      conversationOf(row),
+      JSON.stringify(describeGrant(row)),
+    );
+    return toGrant(row);
+  };
+}
+
+function describeGrant(row: GrantRow) {
+  return {
+    grantId: row.id,
+    scope: row.scope,
+    scopeId: row.scope_id,
+    tool: row.tool_name,
+    ...(row.match_json === null ? {} : { match: JSON.parse(row.match_json) as unknown }),
+    ...(row.args_hash === null ? {} : { exactCall: true }),
+    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+    ...(row.uses_left === null ? {} : { usesLeft: row.uses_left }),
+  };
+}
+
+function conversationOf(row: GrantRow): string | null {
+  return row.scope === 'conversation' ? row.scope_id : null;
+}
+
+/** Grants are rows, never process memory: they must survive a restart. */
+export function createSqliteGrants(context: SqliteContext): GrantStore {
+  const { db, now } = context;
+  const writeOutbox = prepareOutboxWriter(context);
+  const createInside = prepareGrantCreate(context);
+  type ScopeParams = GrantScopes & { toolName: string; now: number };
+  const find = db.prepare<ScopeParams, GrantRow>(
+    `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND match_json IS NULL AND args_hash IS NULL
+       AND ${IN_SCOPES}
      ORDER BY id LIMIT 1`,
   );
-  const insert = db.prepare(
-    `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id)
-     VALUES (@scope, @scopeId, @toolName, @createdBy, @now, @sourceRequestId)
-     ON CONFLICT (scope, scope_id, tool_name) WHERE revoked_at IS NULL DO NOTHING`,
-  );
-  const active = db.prepare<[string, string, string], GrantRow>(
-    'SELECT * FROM grants WHERE scope = ? AND scope_id = ? AND tool_name = ? AND revoked_at IS NULL',
+  const usable = db.prepare<ScopeParams, GrantRow>(
+    `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND ${IN_SCOPES} ORDER BY id LIMIT 200`,
   );
   const revoke = db.prepare(
     'UPDATE grants SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL',
+  );
+  const countUse = db.prepare<{ id: number; now: number }>(
+    `UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - 1 END
+     WHERE id = @id AND ${USABLE}`,
   );
   const audit = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, conversation_id, data_json) VALUES (?, ?, ?, ?, ?)`,
   );
   const byId = db.prepare<[number], GrantRow>('SELECT * FROM grants WHERE id = ?');
-  const list = db.prepare<{ conversationId: string | null; channelId: string | null }, GrantRow>(
-    `SELECT * FROM grants WHERE revoked_at IS NULL
-       AND ((scope = 'conversation' AND scope_id = @conversationId) OR (scope = 'channel' AND scope_id = @channelId))
-     ORDER BY id`,
+  const list = db.prepare<
+    {
+      conversationId: string | null;
+      channelId: string | null;
+      inChannel: string | null;
+      createdBy: string | null;
+      now: number;
+    },
+    GrantRow
+  >(
+    `SELECT * FROM grants g WHERE ${USABLE}
+       AND (@conversationId IS NULL OR @channelId IS NOT NULL OR (scope = 'conversation' AND scope_id = @conversationId))
+       AND (@channelId IS NULL OR @conversationId IS NOT NULL OR (scope = 'channel' AND scope_id = @channelId))
+       AND (@conversationId IS NULL OR @channelId IS NULL OR ${IN_SCOPES})
+       AND (@inChannel IS NULL OR (scope = 'channel' AND scope_id = @inChannel) OR (scope = 'conversation'
+         AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = g.scope_id AND c.channel_id = @inChannel)))
+       AND (@createdBy IS NULL OR created_by = @createdBy)
+     ORDER BY id LIMIT 200`,
   );
 
-  const create = writeTransaction(db, (grant: NewGrant): Grant => {
-    const at = now();
-    const inserted = insert.run({ ...grant, sourceRequestId: grant.sourceRequestId ?? null, now: at });
-    const row = active.get(grant.scope, grant.scopeId, grant.toolName);
-    if (!row) throw new Error('grant vanished inside its own transaction');
-    if (inserted.changes === 1) {
-      const data = JSON.stringify({ scope: grant.scope, scopeId: grant.scopeId, tool: grant.toolName });
-      audit.run(
-        at,
-        grant.createdBy,
-        'grant.created',
-        grant.scope === 'conversation' ? grant.scopeId : null,
-        data,
-      );
-    }
-    return toGrant(row);
-  });
+  const create = writeTransaction(db, (grant: NewGrant): Grant => createInside(grant, now()));
 
   const revokeGrant = writeTransaction(db, (id: number, by: string): boolean => {
     const at = now();
     const changed = revoke.run(at, by, id).changes === 1;
     const row = byId.get(id);
-    if (changed && row) {
-      const data = JSON.stringify({ scope: row.scope, scopeId: row.scope_id, tool: row.tool_name });
-      audit.run(at, by, 'grant.revoked', row.scope === 'conversation' ? row.scope_id : null, data);
-    }
+    if (changed && row)
+      audit.run(at, by, 'grant.revoked', conversationOf(row), JSON.stringify(describeGrant(row)));
     return changed;
   });
 
+  const useGrant = writeTransaction(
+    db,
+    (id: number, use: GrantUse, effects: Effects = {}): Grant | undefined => {
+      const at = now();
+      if (countUse.run({ id, now: at }).changes === 0) return undefined;
+      const row = byId.get(id);
+      if (!row) return undefined;
+      audit.run(
+        at,
+        row.created_by,
+        'grant.used',
+        use.conversationId,
+        JSON.stringify({ ...describeGrant(row), turnId: use.turnId, toolCallId: use.toolCallId }),
+      );
+      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+      return toGrant(row);
+    },
+  );
+
   return {
     async find(toolName, scopes) {
-      const row = translateBusy(() => find.get({ toolName, ...scopes }));
+      const row = translateBusy(() => find.get({ toolName, ...scopes, now: now() }));
       return row ? toGrant(row) : undefined;
     },
+    async usable(toolName, scopes) {
+      return translateBusy(() => usable.all({ toolName, ...scopes, now: now() })).map(toGrant);
+    },
+    use: async (id, use, effects) => useGrant(id, use, effects),
     create: async (grant) => create(grant),
     revoke: async (id, by) => revokeGrant(id, by),
-    async list(scopes) {
-      return list
-        .all({ conversationId: scopes.conversationId ?? null, channelId: scopes.channelId ?? null })
-        .map(toGrant);
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toGrant(row) : undefined;
+    },
+    async list(filter: GrantFilter) {
+      const params = {
+        conversationId: filter.conversationId ?? null,
+        channelId: filter.channelId ?? null,
+        inChannel: filter.inChannel ?? null,
+        createdBy: filter.createdBy ?? null,
+        now: now(),
+      };
+      if (Object.values(params).every((value) => value === null || typeof value === 'number')) return [];
+      return list.all(params).map(toGrant);
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { denyWithReason } from './slack-modals.js';
 
 async function pendingCommand(command: string, options: Partial<HarnessOptions> = {}) {
   const { tool, runs } = countingShellTool();
@@ -186,7 +187,7 @@ describe('refused clicks are on record', () => {
 
   it('records a click on a request that was already decided', async () => {
     const { slack, runs, card } = await pendingCommand('systemctl restart web');
-    await slack.click('deny', card);
+    await denyWithReason(slack, card);
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();
 

@@ -13,6 +13,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { denyWithReason, nextModal, submitModal } from './slack-modals.js';
 
 async function pendingRestart(options: { env?: Record<string, string>; now?: () => number } = {}) {
   const { tool, runs } = countingShellTool();
@@ -59,7 +60,7 @@ describe('deciding an approval from its card', () => {
 
     const responses = await Promise.all([
       slack.click('allow', card, { user: people.bob }),
-      slack.click('deny', card, { user: people.carol }),
+      denyWithReason(slack, card, { user: people.carol }).then(() => ({ status: 200 })),
     ]);
     expect(responses.map((response) => response.status)).toEqual([200, 200]);
     await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
@@ -149,7 +150,7 @@ describe('deciding an approval from its card', () => {
   it('denies: the card says who denied, the tool never runs and the model is told', async () => {
     const { slack, runs, card, model } = await pendingRestart();
 
-    await slack.click('deny', card);
+    await denyWithReason(slack, card);
     const update = await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();
@@ -183,7 +184,7 @@ describe('deciding an approval from its card', () => {
     expect(model.calls).toHaveLength(2);
   });
 
-  it('always allow: later calls of the tool in this thread run without a card', async () => {
+  it('always allow: later calls the grant covers in this thread run without a card', async () => {
     const { tool, runs } = countingShellTool();
     const model = new ScriptedChatModel([
       reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_1']),
@@ -196,8 +197,16 @@ describe('deciding an approval from its card', () => {
     const card = await waitForCard(slack.api, threadTs);
 
     await slack.click('always', card);
+    const form = await nextModal(slack, 'holdfast.approval.grant', 0);
+    // The form's defaults, accepted as they are: the proposed pattern, this thread, one hour.
+    await submitModal(slack, form, {
+      'holdfast.grant.covers': { value: { option: 'pattern' } },
+      'holdfast.grant.pattern': { value: { text: 'systemctl restart *' } },
+      'holdfast.grant.scope': { value: { option: 'conversation' } },
+      'holdfast.grant.duration': { value: { option: '1h' } },
+    });
     const update = await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
-    expect(String(update.params.text)).toContain('Always allowed in this thread by <@U0BOB>');
+    expect(String(update.params.text)).toContain('Allowed by <@U0BOB>, with a grant for later calls');
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();
     await slack.reply(threadTs, 'now the api tier too');

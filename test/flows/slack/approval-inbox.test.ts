@@ -8,6 +8,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { denyWithReason } from './slack-modals.js';
 
 async function pendingRestart() {
   const { tool, runs } = countingShellTool();
@@ -97,7 +98,7 @@ describe('the approvals inbox', () => {
   it('decides from the App Home and shows the new state there', async () => {
     const { slack, card, runs } = await pendingRestart();
 
-    await slack.click('deny', card, { from: 'home', user: people.carol });
+    await denyWithReason(slack, card, { from: 'home', user: people.carol });
 
     const update = await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
     expect(String(update.params.text)).toContain('Denied by <@U0CAROL>');

@@ -10,6 +10,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { denyWithReason } from './slack-modals.js';
 
 const secretChannel = 'C0SECRET';
 const aliceDm = 'D0ALICE';
@@ -49,7 +50,8 @@ async function decideIn(
   const threadTs = await start();
   const card = await waitForCard(slack.api, threadTs);
   await slack.settle();
-  await slack.click(action, card);
+  if (action === 'deny') await denyWithReason(slack, card);
+  else await slack.click(action, card);
   await slack.api.waitFor('chat.postMessage', (call) => call.params.text === answer);
   await slack.settle();
 }
