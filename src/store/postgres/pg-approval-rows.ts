@@ -70,7 +70,7 @@ export async function createApprovalInside(tx: Tx, approval: NewApproval): Promi
     if (!existing) throw new Error('approval conflict without a row');
     return { type: 'exists', approval: toPgApproval(existing) };
   }
-  await insertAuditRow(tx, {
+  insertAuditRow(tx, {
     actor: approval.requestedBy,
     kind: 'approval.requested',
     approvalId: approval.requestId,

@@ -23,8 +23,8 @@ import { writeOutbox } from './pg-outbox-writer.js';
 
 type Row = ApprovalRowWithParts;
 
-async function record(tx: Tx, row: Row, actor: string, kind: string, data: Record<string, unknown>) {
-  await insertAuditRow(tx, {
+function record(tx: Tx, row: Row, actor: string, kind: string, data: Record<string, unknown>): void {
+  insertAuditRow(tx, {
     actor,
     kind,
     approvalId: row.request_id,

@@ -19,10 +19,15 @@ const chainLock = 'SELECT pg_advisory_xact_lock(1752134756, 2)';
 
 /**
  * Inserts an audit row chained to the one before it, with the rule every adapter applies
- * (`auditRowHash`). Each statement after the lock reads a fresh snapshot (read committed), so the last
- * row it sees is the last one committed by whoever held the lock before.
+ * (`auditRowHash`), at the end of the caller's transaction: the chain's lock serialises every writer of
+ * every replica, so it is taken after all the transaction's other locks and held only through COMMIT.
  */
-export async function insertAuditRow(tx: Tx, event: PgAuditInsert): Promise<void> {
+export function insertAuditRow(tx: Tx, event: PgAuditInsert): void {
+  tx.beforeCommit(() => chainRow(tx, event));
+}
+
+/** Each statement after the lock reads a fresh snapshot (read committed): the last row committed. */
+async function chainRow(tx: Tx, event: PgAuditInsert): Promise<void> {
   await tx.run(chainLock);
   // The id is drawn here, under the lock, so the row can be written whole with its hashes.
   const next = await tx.one<{ id: number; previous_hash: string | null }>(

@@ -7,7 +7,7 @@ export function createPgAudit(context: PgContext): AuditStore {
   return {
     // A transaction, not one autocommitted statement: the row is chained under the chain's lock.
     async record(event) {
-      await transaction(context, (tx) => insertAuditRow(tx, event));
+      await transaction(context, async (tx) => insertAuditRow(tx, event));
     },
     async list(filter = {}) {
       const rows = await read<AuditRow>(

@@ -37,7 +37,7 @@ export function createPgGrants(context: PgContext): GrantStore {
         );
         if (!row) throw new Error('grant vanished inside its own transaction');
         if (inserted === 1) {
-          await insertAuditRow(tx, {
+          insertAuditRow(tx, {
             actor: grant.createdBy,
             kind: 'grant.created',
             conversationId: grant.scope === 'conversation' ? grant.scopeId : null,
@@ -53,7 +53,7 @@ export function createPgGrants(context: PgContext): GrantStore {
           [id, tx.now, by],
         );
         if (!row) return false;
-        await insertAuditRow(tx, {
+        insertAuditRow(tx, {
           actor: by,
           kind: 'grant.revoked',
           conversationId: row.scope === 'conversation' ? row.scope_id : null,

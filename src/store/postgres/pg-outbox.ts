@@ -139,7 +139,7 @@ export function createPgOutbox(context: PgContext): OutboxStore {
           claim.token,
         ]);
         if (!row) return false;
-        await insertAuditRow(tx, {
+        insertAuditRow(tx, {
           actor: 'holdfast',
           kind: 'delivery.failed',
           approvalId: row.request_id,
