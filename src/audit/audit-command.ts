@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
-import { createSqliteStore, openDatabase, type Store } from '../store/index.js';
+import { openStore } from '../startup/open-store.js';
+import type { Store } from '../store/index.js';
 import type { AuditEvent } from '../store/records.js';
 import { StoredRowInvalidError } from '../store/store-errors.js';
 import { AuditChainVerifier, describeAuditChainBreak } from './verify-audit-chain.js';
@@ -19,9 +21,9 @@ export interface AuditCommandIo {
 }
 
 /**
- * `holdfast audit export|verify`, against the configured database (the bot may be running: SQLite lets
- * this read beside it). Returns the exit code: 0 done, 1 the chain is broken or the database unusable,
- * 2 a usage mistake.
+ * `holdfast audit export|verify`, against the configured database, SQLite or PostgreSQL (the bot may be
+ * running: both let this read beside it). Returns the exit code: 0 done, 1 the chain is broken or the
+ * database unusable, 2 a usage mistake.
  */
 export async function auditCommand(args: readonly string[], io: AuditCommandIo): Promise<number> {
   const [subcommand, ...rest] = args;
@@ -42,7 +44,8 @@ export async function auditCommand(args: readonly string[], io: AuditCommandIo):
   let store: Store;
   try {
     const config = loadConfig(io.env, io.cwd);
-    store = createSqliteStore(openDatabase(config.databasePath, { synchronous: config.synchronous }));
+    // The adapter the bot uses: the SQLite file, or the PostgreSQL server HOLDFAST_DB names.
+    ({ store } = await openStore(config, { now: Date.now, logger: pino({ level: 'silent' }) }));
   } catch (error) {
     io.stderr.write(`holdfast audit: ${describeError(error)}\n`);
     return 1;
@@ -52,7 +55,7 @@ export async function auditCommand(args: readonly string[], io: AuditCommandIo):
       ? await exportTrail(store, since, io.stdout)
       : await verifyTrail(store, io.stdout);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

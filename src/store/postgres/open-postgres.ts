@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { latestSchemaVersion, type Migration } from '../migrations.js';
+import { latestSchemaVersion } from '../migrations.js';
 import {
   DatabaseAuthError,
   DatabaseTooNewError,
@@ -7,7 +7,7 @@ import {
   DatabaseUnreadableError,
 } from '../store-errors.js';
 import { pgCode } from './pg-context.js';
-import { postgresMigrations } from './pg-migrations.js';
+import { type PgMigration, postgresMigrations } from './pg-migrations.js';
 import { postgresTarget, redactPostgresUrl } from './postgres-url.js';
 
 export interface OpenPostgresOptions {
@@ -16,7 +16,7 @@ export interface OpenPostgresOptions {
   readonly poolSize?: number;
   /** A schema to work in instead of the user's default one (tests give each test its own). */
   readonly schema?: string;
-  readonly migrations?: readonly Migration[];
+  readonly migrations?: readonly PgMigration[];
   /** Told about a connection that failed while idle; the pool replaces it. */
   readonly onError?: (error: unknown) => void;
 }
@@ -67,7 +67,7 @@ const migrationLock = 'SELECT pg_advisory_xact_lock(1752134756, 1)';
 async function migrate(
   pool: pg.Pool,
   { url, schema }: OpenPostgresOptions,
-  migrations: readonly Migration[],
+  migrations: readonly PgMigration[],
 ): Promise<void> {
   const target = Math.max(migrations.at(-1)?.version ?? 0, latestSchemaVersion);
   const client = await pool.connect();
@@ -90,6 +90,7 @@ async function migrate(
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       await client.query(migration.sql);
+      await migration.after?.(client);
       await client.query(
         `INSERT INTO holdfast_meta (key, value) VALUES ('schema_version', $1), ('compatible_from_schema', $2)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Approval } from '../records.js';
 import { type ApprovalRow, toApproval } from '../row-mappers.js';
 import type { CreateApprovalResult, NewApproval } from '../store.js';
+import { insertAuditRow } from './pg-audit-chain.js';
 import type { Tx } from './pg-context.js';
 
 /** An approval row with its votes and cards, read in one statement. */
@@ -69,16 +70,12 @@ export async function createApprovalInside(tx: Tx, approval: NewApproval): Promi
     if (!existing) throw new Error('approval conflict without a row');
     return { type: 'exists', approval: toPgApproval(existing) };
   }
-  await tx.run(
-    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-     VALUES ($1, $2, 'approval.requested', $3, $4, $5)`,
-    [
-      tx.now,
-      approval.requestedBy,
-      approval.requestId,
-      approval.conversationId,
-      JSON.stringify({ tool: approval.toolName, summary: approval.summary }),
-    ],
-  );
+  insertAuditRow(tx, {
+    actor: approval.requestedBy,
+    kind: 'approval.requested',
+    approvalId: approval.requestId,
+    conversationId: approval.conversationId,
+    data: { tool: approval.toolName, summary: approval.summary },
+  });
   return { type: 'created', approval: await approvalInside(tx, approval.requestId) };
 }

@@ -16,25 +16,21 @@ import {
   createApprovalInside,
   toPgApproval,
 } from './pg-approval-rows.js';
+import { insertAuditRow } from './pg-audit-chain.js';
 import { claimInside, markReady } from './pg-claim.js';
 import { checkFence, currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
 type Row = ApprovalRowWithParts;
 
-async function record(tx: Tx, row: Row, actor: string, kind: string, data: Record<string, unknown>) {
-  await tx.run(
-    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [
-      tx.now,
-      actor,
-      kind,
-      row.request_id,
-      row.conversation_id,
-      JSON.stringify({ tool: row.tool_name, ...data }),
-    ],
-  );
+function record(tx: Tx, row: Row, actor: string, kind: string, data: Record<string, unknown>): void {
+  insertAuditRow(tx, {
+    actor,
+    kind,
+    approvalId: row.request_id,
+    conversationId: row.conversation_id,
+    data: { tool: row.tool_name, ...data },
+  });
 }
 
 /** Every card of the request is rewritten once per state it reaches (a vote, the decision, expiry). */

@@ -31,6 +31,12 @@ export interface Tx {
   tryLockConversation(conversationId: string): Promise<boolean>;
   /** Tells listening replicas once the transaction commits (and only if it does). */
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Runs a step after the work and just before COMMIT, in the order given: a step that takes a lock
+   * every writer shares (the audit chain's) then holds it for the shortest time, and takes it last, so it
+   * never waits on a lock while others wait on it.
+   */
+  beforeCommit(step: () => Promise<void>): void;
 }
 
 const nowSql = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -77,7 +83,9 @@ async function attemptTransaction<Result>(
       }>;
       now = Number(results[1]?.rows[0]?.now);
     }
-    const result = await work(txOn(client, now));
+    const steps: Array<() => Promise<void>> = [];
+    const result = await work(txOn(client, now, steps));
+    for (const step of steps) await step();
     await client.query('COMMIT');
     context.onCommit?.();
     return result;
@@ -94,9 +102,12 @@ async function attemptTransaction<Result>(
   }
 }
 
-function txOn(client: PoolClient, now: number): Tx {
+function txOn(client: PoolClient, now: number, steps: Array<() => Promise<void>>): Tx {
   return {
     now,
+    beforeCommit(step) {
+      steps.push(step);
+    },
     async rows<Row>(text: string, values: readonly unknown[] = []) {
       return (await client.query(text, values as unknown[])).rows as Row[];
     },

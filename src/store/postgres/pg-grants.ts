@@ -1,5 +1,6 @@
 import { type GrantRow, toGrant } from '../row-mappers.js';
 import type { GrantStore, NewGrant } from '../store.js';
+import { insertAuditRow } from './pg-audit-chain.js';
 import { type PgContext, read, transaction } from './pg-context.js';
 
 /** Always-allow grants are rows, never process memory: every replica sees them. */
@@ -36,15 +37,12 @@ export function createPgGrants(context: PgContext): GrantStore {
         );
         if (!row) throw new Error('grant vanished inside its own transaction');
         if (inserted === 1) {
-          await tx.run(
-            `INSERT INTO audit_events (at, actor, kind, conversation_id, data_json) VALUES ($1, $2, 'grant.created', $3, $4)`,
-            [
-              tx.now,
-              grant.createdBy,
-              grant.scope === 'conversation' ? grant.scopeId : null,
-              JSON.stringify({ scope: grant.scope, scopeId: grant.scopeId, tool: grant.toolName }),
-            ],
-          );
+          insertAuditRow(tx, {
+            actor: grant.createdBy,
+            kind: 'grant.created',
+            conversationId: grant.scope === 'conversation' ? grant.scopeId : null,
+            data: { scope: grant.scope, scopeId: grant.scopeId, tool: grant.toolName },
+          });
         }
         return toGrant(row);
       }),
@@ -55,15 +53,12 @@ export function createPgGrants(context: PgContext): GrantStore {
           [id, tx.now, by],
         );
         if (!row) return false;
-        await tx.run(
-          `INSERT INTO audit_events (at, actor, kind, conversation_id, data_json) VALUES ($1, $2, 'grant.revoked', $3, $4)`,
-          [
-            tx.now,
-            by,
-            row.scope === 'conversation' ? row.scope_id : null,
-            JSON.stringify({ scope: row.scope, scopeId: row.scope_id, tool: row.tool_name }),
-          ],
-        );
+        insertAuditRow(tx, {
+          actor: by,
+          kind: 'grant.revoked',
+          conversationId: row.scope === 'conversation' ? row.scope_id : null,
+          data: { scope: row.scope, scopeId: row.scope_id, tool: row.tool_name },
+        });
         return true;
       }),
     async list(scopes) {

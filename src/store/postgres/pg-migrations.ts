@@ -1,4 +1,14 @@
+import type { PoolClient } from 'pg';
 import type { Migration } from '../migrations.js';
+import { chainExistingAuditRows } from './pg-chain-existing-audit.js';
+
+/**
+ * A PostgreSQL migration may finish in code, in the same transaction as its SQL: work SQL alone cannot
+ * do the same way the other adapter does (hashing audit rows with the shared rule).
+ */
+export interface PgMigration extends Migration {
+  readonly after?: (client: PoolClient) => Promise<void>;
+}
 
 /**
  * The PostgreSQL schema, numbered like the SQLite migrations: version N means the same tables and the same
@@ -6,7 +16,7 @@ import type { Migration } from '../migrations.js';
  * database ever existed before version 3, so the first migration here is version 3 whole; every later one
  * is added to both lists under the same number. Append only, as for SQLite.
  */
-export const postgresMigrations: readonly Migration[] = [
+export const postgresMigrations: readonly PgMigration[] = [
   {
     version: 3,
     description: 'the whole schema as of SQLite version 3, with one running or awaiting turn per thread',
@@ -176,6 +186,20 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX outbox_pending ON outbox (conversation_id, id) WHERE status = 'pending';
       CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE status = 'pending';
     `,
+  },
+  {
+    version: 4,
+    description: 'hash-chained audit trail',
+    // Older releases insert audit rows without their hashes, which would break the chain.
+    compatibleFrom: 4,
+    sql: `
+      -- Each audit row carries the previous row's hash and its own (see rules/audit-chain.ts), so an
+      -- altered or removed row is found by "holdfast audit verify". Every insert chains its row under the
+      -- chain's advisory lock (pg-audit-chain.ts); rows already here are chained after this SQL, in code.
+      ALTER TABLE audit_events ADD COLUMN previous_hash TEXT, ADD COLUMN hash TEXT;
+      CREATE INDEX audit_by_time ON audit_events (at);
+    `,
+    after: chainExistingAuditRows,
   },
   {
     version: 5,

@@ -1,6 +1,7 @@
 import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
+import { insertAuditRow } from './pg-audit-chain.js';
 import { autocommit, currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
@@ -138,16 +139,13 @@ export function createPgOutbox(context: PgContext): OutboxStore {
           claim.token,
         ]);
         if (!row) return false;
-        await tx.run(
-          `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-           VALUES ($1, 'holdfast', 'delivery.failed', $2, $3, $4)`,
-          [
-            tx.now,
-            row.request_id,
-            row.conversation_id,
-            JSON.stringify({ key: row.key, error: failure.error, turnId: row.turn_id }),
-          ],
-        );
+        insertAuditRow(tx, {
+          actor: 'holdfast',
+          kind: 'delivery.failed',
+          approvalId: row.request_id,
+          conversationId: row.conversation_id,
+          data: { key: row.key, error: failure.error, turnId: row.turn_id },
+        });
         await writeOutbox(tx, failure.notify ?? [], deliverAs);
         return true;
       }),
