@@ -181,8 +181,8 @@ export interface ApprovalRow {
   decision: ApprovalDecision | null;
   decided_by: string | null;
   always_allow: number;
-  /** Schema 6: what the person who decided said (PostgreSQL rows read it as null until they carry it). */
-  decision_reason?: string | null;
+  /** Schema 6: what the person who decided said. */
+  decision_reason: string | null;
 }
 
 const detailsSchema = z.object({ arguments: z.unknown() });
@@ -209,7 +209,7 @@ export function toApproval(row: ApprovalRow, approvedBy: readonly string[], card
     resolvedAt: row.resolved_at,
     decision: row.decision,
     decidedBy: row.decided_by,
-    decisionReason: row.decision_reason ?? null,
+    decisionReason: row.decision_reason,
     always: row.always_allow === 1,
     cards,
   };
@@ -266,7 +266,13 @@ export interface GrantRow {
   created_by: string;
   created_at: number;
   source_request_id: string | null;
+  match_json: string | null;
+  args_hash: string | null;
+  expires_at: number | null;
+  uses_left: number | null;
 }
+
+const grantMatchSchema = z.record(z.string(), z.string());
 
 export const toGrant = (row: GrantRow): Grant => ({
   id: row.id,
@@ -276,7 +282,34 @@ export const toGrant = (row: GrantRow): Grant => ({
   createdBy: row.created_by,
   createdAt: row.created_at,
   sourceRequestId: row.source_request_id,
+  match:
+    row.match_json === null
+      ? null
+      : parseJsonColumn(grantMatchSchema, row.match_json, { table: 'grants', key: String(row.id) }),
+  argsHash: row.args_hash,
+  expiresAt: row.expires_at,
+  usesLeft: row.uses_left,
 });
+
+/** The same pattern, whatever order its arguments were named in, so identical grants compare equal. */
+export function grantMatchJson(match: Readonly<Record<string, string>> | undefined): string | null {
+  if (!match) return null;
+  return JSON.stringify(Object.fromEntries(Object.entries(match).sort(([a], [b]) => a.localeCompare(b))));
+}
+
+/** What a grant's audit rows say about it. */
+export function describeGrant(row: GrantRow) {
+  return {
+    grantId: row.id,
+    scope: row.scope,
+    scopeId: row.scope_id,
+    tool: row.tool_name,
+    ...(row.match_json === null ? {} : { match: JSON.parse(row.match_json) as unknown }),
+    ...(row.args_hash === null ? {} : { exactCall: true }),
+    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+    ...(row.uses_left === null ? {} : { usesLeft: row.uses_left }),
+  };
+}
 
 export interface AuditRow {
   id: number;

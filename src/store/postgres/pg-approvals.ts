@@ -19,6 +19,7 @@ import {
 import { insertAuditRow } from './pg-audit-chain.js';
 import { claimInside, markReady } from './pg-claim.js';
 import { checkFence, currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { createGrantInside } from './pg-grants.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
 type Row = ApprovalRowWithParts;
@@ -57,11 +58,12 @@ async function decide(
   decision: 'allowed' | 'denied' | 'expired',
   decidedBy: string | null,
   always: boolean,
+  reason: string | null = null,
 ): Promise<boolean> {
   const changed = await tx.run(
-    `UPDATE approvals SET decision = $2, decided_by = $3, resolved_at = $4, always_allow = $5
+    `UPDATE approvals SET decision = $2, decided_by = $3, resolved_at = $4, always_allow = $5, decision_reason = $6
      WHERE request_id = $1 AND decision IS NULL`,
-    [row.request_id, decision, decidedBy, tx.now, always ? 1 : 0],
+    [row.request_id, decision, decidedBy, tx.now, always ? 1 : 0, reason],
   );
   return changed === 1;
 }
@@ -146,20 +148,23 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
       remaining: tally.remaining,
     };
   }
-  if (!(await decide(tx, row, tally.decision, input.decidedBy, tally.always))) {
+  if (!(await decide(tx, row, tally.decision, input.decidedBy, tally.always, input.reason ?? null))) {
     return { type: 'already-decided', approval: await approvalInside(tx, row.request_id) };
   }
   await markReady(tx, row.turn_id);
-  await record(tx, row, input.decidedBy, `approval.${tally.decision}`, { always: tally.always });
+  await record(tx, row, input.decidedBy, `approval.${tally.decision}`, {
+    always: tally.always,
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+  });
   await rewriteCards(tx, row, tally.decision, deliverAs);
   if (tally.always) {
-    const granted = await tx.run(
-      `INSERT INTO grants (scope, scope_id, tool_name, created_by, created_at, source_request_id)
-       VALUES ('conversation', $1, $2, $3, $4, $5)
-       ON CONFLICT (scope, scope_id, tool_name) WHERE revoked_at IS NULL DO NOTHING`,
-      [row.conversation_id, row.tool_name, input.decidedBy, tx.now, row.request_id],
-    );
-    if (granted === 1) await record(tx, row, input.decidedBy, 'grant.created', { scope: 'conversation' });
+    const grant = input.grant ?? { scope: 'conversation' as const, scopeId: row.conversation_id };
+    await createGrantInside(tx, {
+      ...grant,
+      toolName: row.tool_name,
+      createdBy: input.decidedBy,
+      sourceRequestId: row.request_id,
+    });
   }
   const ready = await turnReady(tx, row.turn_id);
   return {

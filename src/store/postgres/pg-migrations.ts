@@ -215,4 +215,24 @@ export const postgresMigrations: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    description: 'reasons for decisions; grants narrowed by argument patterns, expiring, with a use limit',
+    // The same floor as the SQLite migration of this number, so both engines answer "too new" alike.
+    compatibleFrom: 4,
+    sql: `
+      -- What the person who denied a request said, for the model and the thread.
+      ALTER TABLE approvals ADD COLUMN decision_reason TEXT;
+
+      -- A grant covers the calls whose named arguments match these globs (a JSON object of argument name to
+      -- pattern); NULL covers every call of the tool, as grants of earlier schemas did. Set for a grant of one
+      -- exact call: args_hash. uses_left NULL is no limit; each call run under the grant counts it down.
+      ALTER TABLE grants ADD COLUMN match_json TEXT, ADD COLUMN args_hash TEXT, ADD COLUMN expires_at BIGINT,
+        ADD COLUMN uses_left INTEGER;
+      -- Several grants of one tool may stand side by side now, each for its own pattern; creating one
+      -- checks for an identical one under the scope's advisory lock instead (pg-grants.ts).
+      DROP INDEX grants_active;
+      CREATE INDEX grants_by_scope ON grants (scope, scope_id, tool_name) WHERE revoked_at IS NULL;
+    `,
+  },
 ];

@@ -1,51 +1,12 @@
-import { z } from 'zod';
-import type { Grant, GrantScope } from '../records.js';
+import type { Grant } from '../records.js';
+import { describeGrant, type GrantRow, grantMatchJson, toGrant } from '../row-mappers.js';
 import type { Effects, GrantFilter, GrantScopes, GrantStore, GrantUse, NewGrant } from '../store.js';
-import { parseJsonColumn, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
+import { type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
-
-interface GrantRow {
-  id: number;
-  scope: GrantScope;
-  scope_id: string;
-  tool_name: string;
-  created_by: string;
-  created_at: number;
-  source_request_id: string | null;
-  match_json: string | null;
-  args_hash: string | null;
-  expires_at: number | null;
-  uses_left: number | null;
-}
-
-const matchSchema = z.record(z.string(), z.string());
-
-const toGrant = (row: GrantRow): Grant => ({
-  id: row.id,
-  scope: row.scope,
-  scopeId: row.scope_id,
-  toolName: row.tool_name,
-  createdBy: row.created_by,
-  createdAt: row.created_at,
-  sourceRequestId: row.source_request_id,
-  match:
-    row.match_json === null
-      ? null
-      : parseJsonColumn(matchSchema, row.match_json, { table: 'grants', key: String(row.id) }),
-  argsHash: row.args_hash,
-  expiresAt: row.expires_at,
-  usesLeft: row.uses_left,
-});
 
 /** Usable: not revoked, not expired at `@now`, not used up. */
 const USABLE = `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now) AND (uses_left IS NULL OR uses_left > 0)`;
 const IN_SCOPES = `((scope = 'conversation' AND scope_id = @conversationId) OR (scope = 'channel' AND scope_id = @channelId))`;
-
-/** The same pattern, whatever order its arguments were named in. */
-function matchJson(match: NewGrant['match']): string | null {
-  if (!match) return null;
-  return JSON.stringify(Object.fromEntries(Object.entries(match).sort(([a], [b]) => a.localeCompare(b))));
-}
 
 /**
  * Creates a grant inside a caller's transaction (the grant store's own `create`, or a decision that
@@ -82,7 +43,7 @@ export function prepareGrantCreate({ db }: SqliteContext): (grant: NewGrant, at:
       scope: grant.scope,
       scopeId: grant.scopeId,
       toolName: grant.toolName,
-      matchJson: matchJson(grant.match),
+      matchJson: grantMatchJson(grant.match),
       argsHash: grant.argsHash ?? null,
       now: at,
     };
@@ -106,19 +67,6 @@ export function prepareGrantCreate({ db }: SqliteContext): (grant: NewGrant, at:
       JSON.stringify(describeGrant(row)),
     );
     return toGrant(row);
-  };
-}
-
-function describeGrant(row: GrantRow) {
-  return {
-    grantId: row.id,
-    scope: row.scope,
-    scopeId: row.scope_id,
-    tool: row.tool_name,
-    ...(row.match_json === null ? {} : { match: JSON.parse(row.match_json) as unknown }),
-    ...(row.args_hash === null ? {} : { exactCall: true }),
-    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
-    ...(row.uses_left === null ? {} : { usesLeft: row.uses_left }),
   };
 }
 
