@@ -218,8 +218,8 @@ export const postgresMigrations: readonly PgMigration[] = [
   {
     version: 6,
     description: 'reasons for decisions; grants narrowed by argument patterns, expiring, with a use limit',
-    // The same floor as the SQLite migration of this number, so both engines answer "too new" alike.
-    compatibleFrom: 4,
+    // An older release reads any grant as "the whole tool, forever": a pattern grant would widen under it.
+    compatibleFrom: 6,
     sql: `
       -- What the person who denied a request said, for the model and the thread.
       ALTER TABLE approvals ADD COLUMN decision_reason TEXT;
