@@ -116,4 +116,39 @@ describe('PostgreSQL store, what only this adapter has', () => {
     await arrived;
     expect(heard).toEqual([{ conversationId, turnId: 'turn-released', event: 'released' }]);
   });
+
+  it('lets replicas racing for a grant make it once and spend each of its uses once', async () => {
+    const database = postgresTestSchema();
+    const clock = createTestClock();
+    const replicas = await Promise.all([1, 2, 3].map(() => database.open({ clock: clock.now })));
+    const grant = {
+      scope: 'conversation' as const,
+      scopeId: 'T1:C1:1700.1',
+      toolName: 'shell',
+      createdBy: 'U1',
+      match: { command: 'uptime' },
+      maxUses: 2,
+    };
+    const made = await Promise.all(replicas.map((replica) => replica.grants.create(grant)));
+    expect(new Set(made.map((each) => each.id)).size).toBe(1);
+    const id = made[0]?.id ?? 0;
+    const used = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        replicas[index % replicas.length]?.grants.use(id, {
+          conversationId: grant.scopeId,
+          turnId: 't1',
+          toolCallId: `call_${index}`,
+        }),
+      ),
+    );
+    expect(used.filter((each) => each !== undefined).map((each) => each?.usesLeft)).toEqual(
+      expect.arrayContaining([1, 0]),
+    );
+    expect(used.filter((each) => each !== undefined)).toHaveLength(2);
+    const store = replicas[0] as Store;
+    expect(await store.grants.get(id)).toMatchObject({ usesLeft: 0 });
+    const kinds = (await store.audit.list()).map((event) => event.kind);
+    expect(kinds.filter((kind) => kind === 'grant.created')).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === 'grant.used')).toHaveLength(2);
+  });
 });
