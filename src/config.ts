@@ -64,6 +64,8 @@ export interface Config {
   readonly plugins: readonly string[];
   readonly instructions?: string;
   readonly maxConcurrentTurns: number;
+  /** `HOLDFAST_LIVE_ANSWERS`: show answers as they are written (on) or only once complete (off). */
+  readonly liveAnswers: boolean;
   /** `HOLDFAST_CONTEXT_TOKENS`: the most tokens one model call may carry; below the model's window. */
   readonly contextTokensCap?: number;
   /** What one turn may spend (model calls, tool calls) across itself and its nested agents. */
@@ -190,6 +192,11 @@ const envSchema = z.object({
   HOLDFAST_TOOL_ENV: list(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names'), 'variable names'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
+  HOLDFAST_LIVE_ANSWERS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? 'on').trim().toLowerCase() || 'on')
+    .pipe(z.enum(['on', 'off'])),
   HOLDFAST_CONTEXT_TOKENS: optionalText.pipe(
     z
       .string()
@@ -283,6 +290,7 @@ export function loadConfig(
     plugins: e.HOLDFAST_PLUGINS.map((plugin) => path.resolve(cwd, plugin)),
     instructions: e.HOLDFAST_INSTRUCTIONS,
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
+    liveAnswers: e.HOLDFAST_LIVE_ANSWERS === 'on',
     contextTokensCap: e.HOLDFAST_CONTEXT_TOKENS,
     turnBudget: { modelCalls: e.HOLDFAST_MAX_MODEL_CALLS, toolCalls: e.HOLDFAST_MAX_TOOL_CALLS },
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },

@@ -216,6 +216,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger: logger.child({ component: 'slack-live' }),
       owner: () => processIdentity.owner,
       now,
+      ...(config.liveAnswers ? {} : { showAfterMs: Number.POSITIVE_INFINITY }),
       ...overrides.live,
     });
     const delivery = createSlackDelivery({

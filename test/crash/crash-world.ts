@@ -189,6 +189,8 @@ export async function startCrashWorld(options: CrashWorldOptions = {}): Promise<
           HOLDFAST_LOG_LEVEL: 'info',
           // One person (alice) stands in for a channel's worth of people asking at once.
           HOLDFAST_MAX_TURNS_PER_USER: '10000',
+          // Answers as whole messages: these suites count posts; live answers have their own flow tests.
+          HOLDFAST_LIVE_ANSWERS: 'off',
           // Leases and the sweep keep their defaults: the takeover figures are the ones a deployment gets.
           ...env,
         },
