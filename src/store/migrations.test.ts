@@ -274,7 +274,7 @@ describe('openDatabase upgrades an older file in place', () => {
     expect(events[2]!.previousHash).toBe(events[1]!.hash);
   });
 
-  it('from version 3: a grant stays a whole-tool grant, a decision keeps no reason, and the floor is 4', async () => {
+  it('from version 3: a grant stays a whole-tool grant, a decision keeps no reason, and the floor is 6', async () => {
     const file = olderFile(3, (db) => {
       const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
       run(
@@ -290,8 +290,8 @@ describe('openDatabase upgrades an older file in place', () => {
       );
     });
     const { store, db } = openTestStore(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
-    expect(floorOf(db)).toBe('4');
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(floorOf(db)).toBe('6');
     const grant = await store.grants.find('shell', { conversationId: c1, channelId: 'C0OPS' });
     expect(grant).toMatchObject({
       createdBy: 'UADMIN',

@@ -346,8 +346,8 @@ export const migrations: readonly Migration[] = [
   {
     version: 6,
     description: 'reasons for decisions; grants narrowed by argument patterns, expiring, with a use limit',
-    // An older release reads any grant as "the whole tool, forever": a pattern grant would widen under it.
-    compatibleFrom: 4,
+    // No older release may run on it (the floor is this version): an older release reads any grant as
+    // "the whole tool, forever", so a pattern grant would widen under it.
     sql: `
       -- What the person who denied a request said, for the model and the thread.
       ALTER TABLE approvals ADD COLUMN decision_reason TEXT;
