@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { auditCommand } from '../../../src/audit/audit-command.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { countingShellTool, startSlackHarness, waitForCard } from '../slack/slack-harness.js';
+import { denyWithReason } from '../slack/slack-modals.js';
 import { runToEnd } from '../startup/run-holdfast.js';
 
 function capture(): Writable & { readonly text: () => string } {
@@ -55,7 +56,8 @@ async function trailOfTwoApprovals(): Promise<string> {
   ] as const) {
     const threadTs = await slack.mention(`please restart ${service}`);
     const card = await waitForCard(slack.api, threadTs);
-    await slack.click(service === 'web' ? 'allow' : 'deny', card);
+    if (service === 'web') await slack.click('allow', card);
+    else await denyWithReason(slack, card);
     if (service === 'web') await slack.api.waitFor('chat.postMessage', (call) => call.params.text === answer);
     await slack.settle();
   }
