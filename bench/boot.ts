@@ -44,7 +44,6 @@ const cloned = [
   'approvals',
   'approval_cards',
   'outbox',
-  'audit_events',
 ];
 
 /**
