@@ -75,7 +75,10 @@ describe('holdfast killed at a named point (SIGKILL, or SIGTERM as a deploy), th
     const answers = world.answers(threadTs);
     expect(answers.length).toBeGreaterThan(2);
     expect(answers.map(sectionText).join('\n\n')).toBe(expected);
-    expect(world.rows("SELECT status FROM outbox WHERE key LIKE 'answer:%'")).toEqual([{ status: 'sent' }]);
+    // Delivery markers ride in the next commit (deferred a few ms), so the row turns 'sent' just after the post.
+    await expect
+      .poll(() => world.rows("SELECT status FROM outbox WHERE key LIKE 'answer:%'"), { timeout: 10_000 })
+      .toEqual([{ status: 'sent' }]);
     expect(finishedAfterMs).toBeLessThan(takeoverBoundMs);
   });
 
