@@ -31,11 +31,13 @@ export async function startApp(options: {
   readonly env: Readonly<Record<string, string>>;
   readonly logFile: string;
   readonly startTimeoutMs: number;
+  readonly cpuProfileDir?: string | undefined;
 }): Promise<AppProcess> {
   const { port } = options;
   const log = fs.openSync(options.logFile, 'a');
   // The app gets this environment and nothing of the shell's, apart from what finds node and a home.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, PORT: String(port) },
     stdio: ['ignore', log, log],
