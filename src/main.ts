@@ -18,6 +18,7 @@ import type { LocalWorkspace } from './local/start-local-workspace.js';
 import { createOps } from './ops/create-ops.js';
 import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
 import { Runtime } from './runtime/create-runtime.js';
+import { watchEventLoop } from './runtime/load-pressure.js';
 import type { ProcessIdentity } from './runtime/process-identity.js';
 import { createProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
@@ -71,7 +72,7 @@ export interface HoldfastOverrides {
    * When and how often a running turn's answer is shown as it is written (see `createLiveAnswers`);
    * `showAfterMs: Infinity` shows answers only once complete.
    */
-  readonly live?: Pick<LiveAnswersDeps, 'showAfterMs' | 'streamIntervalMs' | 'updateIntervalMs'>;
+  readonly live?: Pick<LiveAnswersDeps, 'showAfterMs' | 'streamIntervalMs' | 'updateIntervalMs' | 'busy'>;
 }
 
 export interface Holdfast {
@@ -210,12 +211,15 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     });
     // Shared by the thread status (which opens live messages) and delivery (whose answers replace them).
     const processIdentity = overrides.identity ?? createProcessIdentity();
+    const pressure = watchEventLoop();
+    closers.push(() => pressure.close());
     const live = createLiveAnswers({
       slack,
       store,
       logger: logger.child({ component: 'slack-live' }),
       owner: () => processIdentity.owner,
       now,
+      busy: pressure.busy,
       ...(config.liveAnswers ? {} : { showAfterMs: Number.POSITIVE_INFINITY }),
       ...overrides.live,
     });
@@ -244,6 +248,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       botName: identity.user ?? 'holdfast',
       instructions: config.instructions,
       maxConcurrentTurns: config.maxConcurrentTurns,
+      pressure,
       // Sized for the configured model, so a long thread is trimmed before the API would refuse it.
       contextTokens: contextBudgetFor(config.model.type === 'openai' ? config.model.model : 'demo', {
         cap: config.contextTokensCap,

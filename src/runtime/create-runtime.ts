@@ -20,6 +20,7 @@ import type { Conversation } from '../store/records.js';
 import { type AdmissionLimits, defaultAdmissionLimits } from '../store/rules/admit-turn.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
+import type { LoadPressure } from './load-pressure.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
 import { type StopOutcome, stopTurn } from './stop-turn.js';
@@ -42,6 +43,8 @@ export interface RuntimeOptions {
   readonly botName?: string;
   readonly instructions?: string;
   readonly maxConcurrentTurns?: number;
+  /** How far behind the process is; turn concurrency adapts to it (see `TurnScheduler`). */
+  readonly pressure?: LoadPressure;
   readonly agentCacheSize?: number;
   readonly leaseMs?: number;
   readonly maxSteps?: number;
@@ -175,6 +178,7 @@ export class Runtime {
       },
       logger: options.logger,
       maxConcurrentTurns: options.maxConcurrentTurns,
+      pressure: options.pressure,
     });
     this.#stopNotices = this.#listen();
   }

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { TurnOutcome, TurnRunner } from '../agent/turn-runner.js';
 import type { ClaimedTurn, Store } from '../store/store.js';
+import { type LoadPressure, nextConcurrency } from './load-pressure.js';
 import type { TurnObserver } from './turn-observer.js';
 
 export interface TurnSchedulerOptions {
@@ -11,7 +12,16 @@ export interface TurnSchedulerOptions {
   readonly logger: Logger;
   /** Turns running at once across all conversations (model calls and tools are the cost). */
   readonly maxConcurrentTurns?: number;
+  /**
+   * When given, the limit adapts to it: fewer turns run at once while the event loop lags, so Slack's
+   * acknowledgements and clicks keep their three seconds under a burst (the turns wait on disk).
+   */
+  readonly pressure?: LoadPressure;
 }
+
+/** Turns that always may run, however far behind the process is: a burst must not stall every thread. */
+const leastConcurrentTurns = 2;
+const adaptEveryMs = 250;
 
 /**
  * Serialises work per conversation (one p-queue of concurrency 1 each) under a global limit. Queues hold
@@ -25,10 +35,29 @@ export class TurnScheduler {
   readonly #shutdown = new AbortController();
   /** Turns claimed for this process (by enqueue or a click) whose work has not started yet. */
   readonly #heldClaims = new Map<string, ClaimedTurn>();
+  readonly #adapting: NodeJS.Timeout | undefined;
 
   constructor(options: TurnSchedulerOptions) {
     this.#options = options;
-    this.#global = new PQueue({ concurrency: options.maxConcurrentTurns ?? 8 });
+    const max = options.maxConcurrentTurns ?? 8;
+    this.#global = new PQueue({ concurrency: max });
+    const { pressure } = options;
+    if (pressure) {
+      const limits = { min: Math.min(max, leastConcurrentTurns), max };
+      this.#adapting = setInterval(() => {
+        this.#global.concurrency = nextConcurrency(
+          this.#global.concurrency,
+          { lagMs: pressure.lagMs() },
+          limits,
+        );
+      }, adaptEveryMs);
+      this.#adapting.unref();
+    }
+  }
+
+  /** Turns allowed to run at once right now (below the configured limit while the process lags). */
+  get concurrency(): number {
+    return this.#global.concurrency;
   }
 
   /** Runs whatever the conversation has queued, oldest first, until it is empty or waits on a human. */
@@ -87,6 +116,7 @@ export class TurnScheduler {
    * time keep their rows and are recovered by the next process.
    */
   async shutdown(graceMs: number): Promise<void> {
+    clearInterval(this.#adapting);
     for (const queue of this.#conversations.values()) queue.clear();
     this.#global.clear();
     this.#shutdown.abort();

@@ -18,6 +18,11 @@ export interface LiveAnswersDeps {
    * `Infinity` never shows one (answers are then only posted when complete).
    */
   readonly showAfterMs?: number;
+  /**
+   * True while the process is behind (see `LoadPressure`): a live message that has not opened yet waits,
+   * since a preview costs Slack calls and event-loop time that acknowledgements need more.
+   */
+  readonly busy?: () => boolean;
   /** Least time between two appends to one stream (`chat.appendStream` is Tier 4). */
   readonly streamIntervalMs?: number;
   /** Least time between two rewrites of a fallback message (`chat.update` is Tier 3). */
@@ -52,6 +57,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
   const timing: LiveTurnTiming = {
     now: deps.now ?? Date.now,
     showAfterMs: deps.showAfterMs ?? defaultShowAfterMs,
+    busy: deps.busy ?? (() => false),
     streamIntervalMs: deps.streamIntervalMs ?? 1_000,
     updateIntervalMs: deps.updateIntervalMs ?? 3_000,
     noStreaming: new Set(),

@@ -11,6 +11,8 @@ import { markdownToMrkdwn } from './text/index.js';
 export interface LiveTurnTiming {
   readonly now: () => number;
   readonly showAfterMs: number;
+  /** While true, a live message not yet open waits another `showAfterMs` (shed first under load). */
+  readonly busy: () => boolean;
   readonly streamIntervalMs: number;
   readonly updateIntervalMs: number;
   /** Channels where `chat.startStream` was refused: they get a message kept up to date instead. */
@@ -18,6 +20,9 @@ export interface LiveTurnTiming {
 }
 
 type Opened = Omit<LiveMessage, 'owner'>;
+
+/** How soon a preview put off under load looks again (the load gauge's own window). */
+const busyRecheckMs = 250;
 type TaskStatus = Extract<StreamChunk, { type: 'task_update' }>['status'];
 
 interface Task {
@@ -169,6 +174,12 @@ export class LiveTurnMessage {
     this.#timer = setTimeout(
       () => {
         this.#timer = undefined;
+        if (!this.#opened && timing.busy()) {
+          // The answer still arrives whole through the outbox; only the preview is given up for now.
+          this.#notBefore = timing.now() + Math.max(timing.showAfterMs, busyRecheckMs);
+          this.#schedule();
+          return;
+        }
         this.#enqueue(false);
       },
       Math.max(0, due - timing.now()),

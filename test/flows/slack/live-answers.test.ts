@@ -115,6 +115,42 @@ describe('live answers', () => {
     ]);
   });
 
+  it('puts the preview off while the process is behind, and opens it once it catches up', async () => {
+    let slackApi: FakeSlackApi | undefined;
+    let behind = true;
+    let looked = 0;
+    let lookedTwice: () => void = () => {};
+    const twice = new Promise<void>((resolve) => {
+      lookedTwice = resolve;
+    });
+    const busy = () => {
+      looked += 1;
+      if (looked === 2) lookedTwice();
+      return behind;
+    };
+    const model = streamingModel(async (_request, emit) => {
+      emit({ type: 'text', delta: 'Checking the three hosts. ' });
+      // The preview was due twice and put off both times: nothing reached Slack yet.
+      await twice;
+      expect(writes(slackApi as FakeSlackApi)).toEqual([]);
+      behind = false;
+      await streamShows(slackApi as FakeSlackApi, text('Checking the three hosts.'));
+      emit({ type: 'text', delta: 'All three are healthy.' });
+      return { content: 'Checking the three hosts. All three are healthy.', toolCalls: [] };
+    });
+    const slack = await startSlackHarness({ model, live: { ...live, busy } });
+    slackApi = slack.api;
+
+    await slack.mention('are the hosts healthy?');
+    await slack.api.waitFor('chat.update', (call) =>
+      answerText({ text: '', blocks: blocksOf(call) }).includes('healthy.'),
+    );
+    await slack.settle();
+
+    expect(looked).toBeGreaterThanOrEqual(2);
+    expect(writes(slack.api)).toEqual(['chat.startStream', 'chat.stopStream', 'chat.update']);
+  });
+
   it('keeps a message up to date with chat.update where streaming is refused, and the answer replaces it', async () => {
     let slackApi: FakeSlackApi | undefined;
     const model = streamingModel(async (_request, emit) => {
