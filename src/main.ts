@@ -213,13 +213,14 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const processIdentity = overrides.identity ?? createProcessIdentity();
     const pressure = watchEventLoop();
     closers.push(() => pressure.close());
+    const busy = overrides.live?.busy ?? pressure.busy;
     const live = createLiveAnswers({
       slack,
       store,
       logger: logger.child({ component: 'slack-live' }),
       owner: () => processIdentity.owner,
       now,
-      busy: pressure.busy,
+      busy,
       ...(config.liveAnswers ? {} : { showAfterMs: Number.POSITIVE_INFINITY }),
       ...overrides.live,
     });
@@ -273,6 +274,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       redact,
       workingAfterMs: overrides.workingAfterMs,
+      busy,
       live,
       now,
     });

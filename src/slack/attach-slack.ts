@@ -31,6 +31,8 @@ export interface AttachSlackOptions {
   readonly redact: Redact;
   /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
   readonly workingAfterMs?: number;
+  /** True while the process is behind (see `LoadPressure`): status decoration waits. */
+  readonly busy?: () => boolean;
   /** Answers shown as they are written; shared with delivery, whose answers replace them. */
   readonly live?: LiveAnswers;
   /** The clock grants expire by. */
@@ -81,6 +83,7 @@ export function attachSlack(options: AttachSlackOptions): void {
       store: runtime.store,
       logger,
       workingAfterMs: options.workingAfterMs,
+      busy: options.busy,
       live: options.live,
     }),
   );

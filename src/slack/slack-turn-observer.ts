@@ -22,6 +22,8 @@ export interface SlackTurnObserverDeps {
    * for them an hourglass that appears and vanishes is noise (and two Slack calls each).
    */
   readonly workingAfterMs?: number;
+  /** True while the process is behind: the hourglass (two Slack calls) waits, the answer does not. */
+  readonly busy?: () => boolean;
   /** The answer as it is written and the turn's tool calls, shown live; none when absent. */
   readonly live?: LiveAnswers;
 }
@@ -96,6 +98,11 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       running.set(turn.id, state);
       const showWorking = () => {
         state.timer = undefined;
+        if (deps.busy?.()) {
+          state.timer = setTimeout(showWorking, Math.max(workingAfterMs, 250));
+          state.timer.unref();
+          return;
+        }
         state.shown = true;
         void later(turn.conversationId, async () => {
           await react(await conversationOf(turn.conversationId), turn, statusReactions.working, []);

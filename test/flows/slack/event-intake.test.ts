@@ -106,6 +106,46 @@ describe('Slack event intake', () => {
     ]);
   });
 
+  it('holds the hourglass back while the process is behind, and shows it once it catches up', async () => {
+    let answer: (value: ModelReply) => void = () => {};
+    const model = new ScriptedChatModel([
+      () =>
+        new Promise<ModelReply>((resolve) => {
+          answer = resolve;
+        }),
+    ]);
+    let behind = true;
+    let looked = 0;
+    let lookedTwice: () => void = () => {};
+    const twice = new Promise<void>((resolve) => {
+      lookedTwice = resolve;
+    });
+    const busy = () => {
+      looked += 1;
+      if (looked === 2) lookedTwice();
+      return behind;
+    };
+    const slack = await startSlackHarness({
+      model,
+      workingAfterMs: 50,
+      live: { showAfterMs: Number.POSITIVE_INFINITY, busy },
+    });
+
+    const threadTs = await slack.mention('how full is the disk?');
+    await twice;
+    expect(slack.api.callsTo('reactions.add')).toEqual([]);
+    behind = false;
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'hourglass_flowing_sand');
+    answer(reply.text('The disk is 41% full.'));
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === threadTs);
+    await slack.settle();
+
+    expect(slack.api.succeeded('reactions.add').map((call) => call.params.name)).toEqual([
+      'hourglass_flowing_sand',
+      'white_check_mark',
+    ]);
+  });
+
   it('answers a person who already has too many requests waiting privately, once, and queues nothing', async () => {
     // The first request stays in its model call (until shutdown aborts it): alice has one unfinished.
     const model = new ScriptedChatModel([
