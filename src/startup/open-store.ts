@@ -6,6 +6,7 @@ import { checkPagesInBackground, startupPageCheckLimitBytes } from '../store/che
 import type { DatabaseCorruptError } from '../store/index.js';
 import { createSqliteStore, openDatabase, type Store } from '../store/index.js';
 import { redactPostgresUrl } from '../store/postgres/postgres-url.js';
+import { attachWalCheckpointer, WalCheckpointer } from '../store/sqlite/wal-checkpointer.js';
 
 export interface OpenedStore {
   readonly store: Store;
@@ -47,6 +48,8 @@ export async function openStore(
     synchronous: config.synchronous,
     pageCheck: large ? 'skip' : 'now',
   });
+  // Checkpoints run beside the event loop, not in the middle of a commit (see WalCheckpointer).
+  attachWalCheckpointer(db, new WalCheckpointer(db, config.databasePath));
   const store = createSqliteStore(db, {
     now: deps.now,
     onDeferredFailure: (error) => {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { checkPagesNow } from './check-pages.js';
 import { migrations as allMigrations, latestSchemaVersion, type Migration } from './migrations.js';
 import { registerAuditHash } from './sqlite/audit-chain-function.js';
+import { attachWalSync, WalSync, walSyncOf } from './sqlite/wal-sync.js';
 import {
   DatabaseCorruptError,
   DatabaseLockedError,
@@ -50,12 +51,20 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     if (file !== ':memory:' && String(mode).toLowerCase() !== 'wal') {
       throw new DatabaseUnreadableError(file, `could not switch to WAL journal mode (got ${String(mode)})`);
     }
-    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    const synchronous = options.synchronous ?? 'FULL';
+    if (synchronous === 'FULL' && file !== ':memory:') {
+      // FULL's guarantee, with the WAL's fsync off the event loop (see WalSync).
+      db.pragma('synchronous = NORMAL');
+      attachWalSync(db, new WalSync(file));
+    } else {
+      db.pragma(`synchronous = ${synchronous}`);
+    }
     // Table rebuilds in migrations must not trip foreign keys half way; they are checked afterwards.
     db.pragma('foreign_keys = OFF');
     if (file !== ':memory:' && options.pageCheck !== 'skip') checkPagesNow(db, file);
     registerAuditHash(db);
     migrate(db, file, migrations);
+    walSyncOf(db)?.syncNow();
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {

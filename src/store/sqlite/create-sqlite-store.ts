@@ -9,6 +9,8 @@ import { createSqliteLiveMessages } from './sqlite-live-messages.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
 import { createSqliteConversations, createSqliteTurns } from './sqlite-turns.js';
+import { walCheckpointerOf } from './wal-checkpointer.js';
+import { walSyncOf } from './wal-sync.js';
 
 export interface SqliteStoreOptions {
   readonly now?: () => number;
@@ -63,6 +65,8 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
           deferred.abandon(error);
         }
       }
+      if (db.open) walSyncOf(db)?.close();
+      walCheckpointerOf(db)?.stop();
       if (db.open) db.close();
     },
   };

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deferredWritesOf } from './deferred-writes.js';
+import { walSyncOf } from './wal-sync.js';
 
 interface QueuedWrite {
   readonly run: () => unknown;
@@ -73,11 +74,21 @@ export class WriteBatcher {
       for (const write of writes) write.reject(error);
       return;
     }
-    outcomes.forEach((outcome, index) => {
-      const write = writes[index] as QueuedWrite;
-      const result = outcome as { ok: boolean; value?: unknown; error?: unknown };
-      if (result.ok) write.resolve(result.value);
-      else write.reject(result.error);
+    const settle = () =>
+      outcomes.forEach((outcome, index) => {
+        const write = writes[index] as QueuedWrite;
+        const result = outcome as { ok: boolean; value?: unknown; error?: unknown };
+        if (result.ok) write.resolve(result.value);
+        else write.reject(result.error);
+      });
+    const walSync = walSyncOf(this.#db);
+    if (!walSync) {
+      settle();
+      return;
+    }
+    // Committed, not yet on disk: nobody hears of it (an ack, a tool run, a post) until it is.
+    walSync.durable().then(settle, (error: unknown) => {
+      for (const write of writes) write.reject(error);
     });
   }
 }

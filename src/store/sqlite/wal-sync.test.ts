@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tempDir } from '../../../test/support/temp-dir.js';
+import { newTurn, thread } from '../contract/contract-fixtures.js';
+import { openDatabase } from '../open-database.js';
+import type { Store } from '../store.js';
+import { StoreUnavailableError } from '../store-errors.js';
+import { createSqliteStore } from './create-sqlite-store.js';
+
+type SyncCallback = (error: NodeJS.ErrnoException | null) => void;
+
+/** Holds every WAL fsync until the test lets it finish (or fail). */
+function holdSyncs() {
+  const held: Array<{ fd: number; done: SyncCallback }> = [];
+  const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, done: SyncCallback) => {
+    held.push({ fd, done });
+  }) as typeof fs.fdatasync);
+  return {
+    held,
+    spy,
+    /** Really syncs the held descriptors, then tells their callers. */
+    release(error?: NodeJS.ErrnoException) {
+      for (const { fd, done } of held.splice(0)) {
+        if (!error) fs.fdatasyncSync(fd);
+        done(error ?? null);
+      }
+    },
+  };
+}
+
+function settled(promise: Promise<unknown>): () => boolean {
+  let done = false;
+  promise.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  return () => done;
+}
+
+describe('synchronous=FULL with the WAL synced off the event loop', () => {
+  let store: Store | undefined;
+  afterEach(() => {
+    vi.restoreAllMocks();
+    store?.close();
+    store = undefined;
+  });
+
+  function open(): { store: Store; file: string } {
+    const file = tempDir('holdfast-walsync-').file('holdfast.db');
+    const db = openDatabase(file, { synchronous: 'FULL' });
+    expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL: COMMIT itself does not fsync
+    store = createSqliteStore(db);
+    return { store, file };
+  }
+
+  it('resolves a write only once the WAL has been synced after its commit', async () => {
+    const { store } = open();
+    const syncs = holdSyncs();
+
+    const write = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+    const done = settled(write);
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    // Committed (readable) but not yet reported: whoever waits on it acts only once it is on disk.
+    expect(await store.turns.get('turn-1')).toBeDefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done()).toBe(false);
+
+    syncs.release();
+    expect((await write).type).toBe('enqueued');
+  });
+
+  it('lets commits that land during a sync share the next one', async () => {
+    const { store } = open();
+    const syncs = holdSyncs();
+
+    const first = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    const second = store.turns.enqueue(newTurn(thread('1700.2'), 'turn-2'));
+    const third = store.turns.enqueue(newTurn(thread('1700.3'), 'turn-3'));
+    const later = [settled(second), settled(third)];
+    syncs.release();
+    await first;
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    expect(later.map((done) => done())).toEqual([false, false]);
+    syncs.release();
+    await Promise.all([second, third]);
+    expect(syncs.spy).toHaveBeenCalledTimes(2);
+  });
+
+  it('reports a write whose sync failed as failed, with the storage fault a caller retries on', async () => {
+    const { store } = open();
+    const syncs = holdSyncs();
+
+    const write = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    syncs.release(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+
+    const error = await write.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as StoreUnavailableError).reason).toBe('SQLITE_IOERR_FSYNC');
+  });
+
+  it('syncs what is committed when the store closes, and keeps it across a reopen', async () => {
+    const { store: first, file } = open();
+    await first.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+    first.close();
+    store = createSqliteStore(openDatabase(file, { synchronous: 'FULL' }));
+    expect((await store.turns.get('turn-1'))?.id).toBe('turn-1');
+  });
+});
