@@ -156,6 +156,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     HOLDFAST_APPROVER_GROUPS: oncallGroup,
     // The sweep would race the test's own steps; tests call recovery through a restart instead.
     HOLDFAST_SWEEP_INTERVAL: '1h',
+    // Copies in approvers' DMs add posts and rewrites to every approval; the tests about them turn them on.
+    HOLDFAST_APPROVER_DMS: '0',
     HOLDFAST_LOG_LEVEL: 'silent',
     // Socket Mode would take 3001 for health and metrics; tests running side by side take any free port.
     HOLDFAST_HEALTH_PORT: '0',
