@@ -84,8 +84,8 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     inDoubt: boolean,
     target: { channel: string; threadTs?: string; oldest?: string },
     message: SlackMessage,
+    deliveryKey = `${entry.key}#${index}`,
   ): Promise<SentPart> => {
-    const deliveryKey = `${entry.key}#${index}`;
     if (inDoubt) {
       const found = await slackCall('conversations.replies', () =>
         slack.findDelivery({

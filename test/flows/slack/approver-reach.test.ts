@@ -47,7 +47,14 @@ function copies(slack: SlackHarness): Copy[] {
     });
 }
 
-async function pendingRequest(options: { clock: TestClock; env?: Record<string, string> }) {
+async function pendingRequest(options: {
+  clock: TestClock;
+  env?: Record<string, string>;
+  /** Runs before the request is made (scripted Slack failures). */
+  before?: (api: SlackHarness['api']) => void;
+  /** Posts get ts values of the app's time, for tests that look them up by time. */
+  timelyTs?: boolean;
+}) {
   const { tool, runs } = countingShellTool();
   const model = new ScriptedChatModel([
     reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_restart']),
@@ -58,9 +65,12 @@ async function pendingRequest(options: { clock: TestClock; env?: Record<string, 
     tools: [tool],
     now: options.clock.now,
     env: { HOLDFAST_APPROVER_DMS: '10', ...options.env },
+    delivery: { backoffMs: () => 10 },
+    ...(options.timelyTs ? { firstTsSeconds: Math.floor(options.clock.now() / 1_000) } : {}),
   });
   slack.api.setUser('U0DAN', { name: 'dan' });
   slack.api.setGroupMembers(leads, ['U0DAN']);
+  options.before?.(slack.api);
   const threadTs = await slack.mention('please restart the web tier');
   const card = await waitForCard(slack.api, threadTs);
   await slack.settle();
@@ -93,6 +103,55 @@ describe('reaching approvers where they are', () => {
         /^Approval needed: ops_shell `systemctl restart web` requested by <@U0ALICE>/,
       );
     }
+  });
+
+  it('leaves out an approver Slack will not open a DM with, and holds up nothing', async () => {
+    const clock = createTestClock(Date.now());
+    const { slack, model, card } = await pendingRequest({
+      clock,
+      before: (api) =>
+        api.failMatching(
+          'conversations.open',
+          (params) => params.users === people.carol,
+          { type: 'error', error: 'user_not_found' },
+          10,
+        ),
+    });
+
+    expect(copies(slack).map((copy) => copy.user)).toEqual([people.bob]);
+    expect(
+      slack.log.entries.some((entry) => entry.msg === 'cannot reach an approver by direct message'),
+    ).toBe(true);
+    await slack.click('allow', card);
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('posts each copy once when Slack posted one but its answer was lost', async () => {
+    const clock = createTestClock(Date.now());
+    const { slack } = await pendingRequest({
+      clock,
+      timelyTs: true,
+      before: (api) => {
+        const held = api.holdNext('chat.postMessage', (call) => call.params.channel === dmOf(people.bob));
+        void held.arrived.then(() => held.drop());
+      },
+    });
+    await slack.waitForLog((entry) => entry.msg === 'delivery failed; retrying later');
+    clock.advance(1_000); // the retry is due on the app's clock
+    await slack.waitForLog((entry) => entry.msg === 'found a delivery a crash left unrecorded');
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.channel === dmOf(people.carol));
+    await slack.settle();
+
+    expect(
+      copies(slack)
+        .map((copy) => copy.user)
+        .sort(),
+    ).toEqual([people.bob, people.carol].sort());
+    const row = await slack.holdfast.runtime.store.approvals.get(copies(slack)[0]?.requestId ?? '');
+    expect(row?.cards.map((card) => card.channel).sort()).toEqual(
+      [channel, dmOf(people.bob), dmOf(people.carol)].sort(),
+    );
   });
 
   it('rewrites every copy after one decision, and a stale copy says who decided', async () => {
