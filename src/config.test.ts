@@ -191,6 +191,26 @@ describe('loadConfig', () => {
     expect(config.allowSelfApproval).toBe(true);
   });
 
+  it('copies requests to up to ten approvers by DM and escalates to nobody unless told', () => {
+    expect(loadConfig({}, cwd).reach).toEqual({ maxCopies: 10, escalation: { users: [], groups: [] } });
+    const config = loadConfig(
+      { HOLDFAST_APPROVER_DMS: '0', HOLDFAST_ESCALATION_GROUP: 'S0LEADS01, U0DUTYMGR' },
+      cwd,
+    );
+    expect(config.reach).toEqual({
+      maxCopies: 0,
+      escalation: { users: ['U0DUTYMGR'], groups: ['S0LEADS01'] },
+    });
+  });
+
+  it('names an escalation group that is neither a group id nor a user id', () => {
+    const error = refusal({ HOLDFAST_ESCALATION_GROUP: '@oncall-leads' });
+    expect(error.issues).toEqual([expect.stringMatching(/^HOLDFAST_ESCALATION_GROUP: expected /)]);
+    expect(refusal({ HOLDFAST_APPROVER_DMS: 'many' }).issues).toEqual([
+      expect.stringMatching(/^HOLDFAST_APPROVER_DMS: expected a whole number/),
+    ]);
+  });
+
   it('caps the tokens a model call may carry, and refuses a cap no model call could work under', () => {
     expect(loadConfig({}, cwd).contextTokensCap).toBeUndefined();
     expect(loadConfig({ HOLDFAST_CONTEXT_TOKENS: '64000' }, cwd).contextTokensCap).toBe(64_000);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { ApproverReach } from './approvals/approver-reach.js';
 import { parseDuration } from './approvals/policy.js';
 import { checkToolEnvNames, configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
 import { slackToken } from './config-slack-tokens.js';
@@ -55,6 +56,8 @@ export interface Config {
   readonly approvers: { readonly users: readonly string[]; readonly groups: readonly string[] };
   readonly allowSelfApproval: boolean;
   readonly approvalTtlMs: number;
+  /** Copies of each request in its approvers' DMs (0 for none), a reminder, an escalation. */
+  readonly reach: ApproverReach;
   readonly workdir: string;
   readonly shellTimeoutMs: number;
   readonly httpAllowHosts: readonly string[];
@@ -178,6 +181,11 @@ const envSchema = z.object({
     'group ids',
   ),
   HOLDFAST_ALLOW_SELF_APPROVAL: boolean,
+  HOLDFAST_APPROVER_DMS: integer(10, 0, 100),
+  HOLDFAST_ESCALATION_GROUP: list(
+    z.string().regex(/^[UWS][A-Z0-9]{2,}$/, 'user-group ids (S…) or user ids (U…)'),
+    'user-group or user ids',
+  ),
   HOLDFAST_APPROVAL_TTL: duration('24h'),
   HOLDFAST_WORKDIR: optionalText,
   HOLDFAST_SHELL_TIMEOUT: duration('60s'),
@@ -281,6 +289,13 @@ export function loadConfig(
     approvers: { users: e.HOLDFAST_APPROVERS, groups: e.HOLDFAST_APPROVER_GROUPS },
     allowSelfApproval: e.HOLDFAST_ALLOW_SELF_APPROVAL,
     approvalTtlMs: e.HOLDFAST_APPROVAL_TTL,
+    reach: {
+      maxCopies: e.HOLDFAST_APPROVER_DMS,
+      escalation: {
+        users: e.HOLDFAST_ESCALATION_GROUP.filter((id) => !id.startsWith('S')),
+        groups: e.HOLDFAST_ESCALATION_GROUP.filter((id) => id.startsWith('S')),
+      },
+    },
     workdir: path.resolve(cwd, e.HOLDFAST_WORKDIR ?? 'workspace'),
     shellTimeoutMs: e.HOLDFAST_SHELL_TIMEOUT,
     httpAllowHosts: e.HOLDFAST_HTTP_ALLOW_HOSTS,

@@ -237,6 +237,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact,
       now,
       live,
+      reach: config.reach,
     });
     const runtime = new Runtime({
       store,
@@ -255,6 +256,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         cap: config.contextTokensCap,
       }),
       approvalExpiryMs: config.approvalTtlMs,
+      reach: config.reach,
       budget: config.turnBudget,
       admission: config.admission,
       identity: processIdentity,

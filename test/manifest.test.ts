@@ -54,6 +54,8 @@ describe('manifest.yml', () => {
       'assistant.threads.setStatus': ['assistant:write'],
       'conversations.info': conversationRead,
       'conversations.members': conversationRead,
+      // Opening the app's DM with a person (approvers' copies of a card, notices to a requester).
+      'conversations.open': ['im:write'],
     };
     const called = new Set(
       [...slackSources.matchAll(/client\.([a-zA-Z]+(?:\.[a-zA-Z]+)+)/g)].map((m) => m[1]),

@@ -55,6 +55,8 @@ export interface TurnRunnerOptions {
   readonly contextTokens?: number;
   /** Told what each turn does as it happens, for people watching; see `TurnProgress`. */
   readonly progress?: (turn: Turn, event: TurnProgress) => void;
+  /** Each request's card is also copied to its approvers' direct messages (see `ApproverReach`). */
+  readonly approverCopies?: boolean;
 }
 
 export const defaultContextTokens = 24_000;
@@ -165,16 +167,32 @@ export class TurnRunner {
       await store.transcript.turnUsage(turn.id),
     );
     log.debug('turn claimed');
-    const cardsFor = (approvals: readonly Approval[]): NewOutboxEntry[] =>
-      approvals
-        .filter((approval) => approval.decision === null)
-        .map((approval) => ({
-          key: outboxKeys.card(approval.requestId),
-          conversationId: turn.conversationId,
-          turnId: turn.id,
-          requestId: approval.requestId,
-          message: { type: 'approval-card', requestId: approval.requestId },
-        }));
+    // The thread sees the whole batch first; the approvers' copies follow, in the same commit.
+    const cardsFor = (approvals: readonly Approval[]): NewOutboxEntry[] => {
+      const pending = approvals.filter((approval) => approval.decision === null);
+      const entry = (approval: Approval, key: string, message: NewOutboxEntry['message']) => ({
+        key,
+        conversationId: turn.conversationId,
+        turnId: turn.id,
+        requestId: approval.requestId,
+        message,
+      });
+      return [
+        ...pending.map((approval) =>
+          entry(approval, outboxKeys.card(approval.requestId), {
+            type: 'approval-card',
+            requestId: approval.requestId,
+          }),
+        ),
+        ...(this.#options.approverCopies ? pending : []).map((approval) =>
+          entry(approval, outboxKeys.approverCopy(approval.requestId, 'request'), {
+            type: 'approver-copy',
+            requestId: approval.requestId,
+            occasion: 'request',
+          }),
+        ),
+      ];
+    };
     let startedCall = claim.startedCall;
     const takeStartedCall = (transcriptId: string, toolCallId: string) => {
       if (startedCall?.transcriptId !== transcriptId || startedCall.toolCallId !== toolCallId) return false;

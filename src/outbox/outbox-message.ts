@@ -45,6 +45,16 @@ export type DirectNotice = z.output<typeof directNoticeSchema>;
 export const outboxMessageSchema = z.discriminatedUnion('type', [
   /** The approval card for a pending request, posted in its thread. */
   z.object({ type: z.literal('approval-card'), requestId: z.string() }),
+  /**
+   * Copies of a request's card, each in the direct message of one person who may decide it: when it is
+   * asked (`request`), halfway to its expiry (`reminder`), and near the end to the escalation group
+   * (`escalation`). Each copy is a card of the request like the one in the thread.
+   */
+  z.object({
+    type: z.literal('approver-copy'),
+    requestId: z.string(),
+    occasion: z.enum(['request', 'reminder', 'escalation']),
+  }),
   /** Every card of a request rewritten with its current state (a vote, the decision, expiry). */
   z.object({ type: z.literal('card-update'), requestId: z.string() }),
   /** A turn's final answer; the front end may split it into several messages. */
@@ -53,6 +63,7 @@ export const outboxMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('direct-message'), userId: z.string(), notice: directNoticeSchema }),
 ]);
 export type OutboxMessage = z.output<typeof outboxMessageSchema>;
+export type ApproverCopyOccasion = Extract<OutboxMessage, { type: 'approver-copy' }>['occasion'];
 
 /** Where a delivered part landed: what Slack answered (`ts`) in which channel. */
 export const sentPartSchema = z.object({ channel: z.string(), ts: z.string() });
@@ -115,6 +126,7 @@ export interface OutboxEntry {
 export const outboxKeys = {
   card: (requestId: string) => `card:${requestId}`,
   cardUpdate: (requestId: string, state: string) => `card-update:${requestId}:${state}`,
+  approverCopy: (requestId: string, occasion: string) => `copies:${requestId}:${occasion}`,
   answer: (turnId: string) => `answer:${turnId}`,
   turnNotice: (turnId: string, kind: string) => `notice:${turnId}:${kind}`,
   undeliverable: (failedKey: string) => `undeliverable:${failedKey}`,

@@ -150,7 +150,9 @@ export class OutboxWorker {
   /** A rewrite plans from the request's recorded cards: one delivered a moment ago must be recorded first. */
   async #cardsRecorded(requestId: string): Promise<void> {
     const waiting = [...this.#recording.values()].filter(
-      ({ entry }) => entry.message.type === 'approval-card' && entry.message.requestId === requestId,
+      ({ entry }) =>
+        (entry.message.type === 'approval-card' || entry.message.type === 'approver-copy') &&
+        entry.message.requestId === requestId,
     );
     await Promise.all(waiting.map((item) => item.done));
   }
@@ -303,7 +305,13 @@ export class OutboxWorker {
   /** The requester hears, in a direct message, what could not reach the thread and what to do. */
   async #tellRequester(entry: OutboxEntry, reason: string): Promise<NewOutboxEntry[]> {
     const { store } = this.#options;
-    if (entry.message.type === 'direct-message' || entry.turnId === null) return [];
+    // A copy that could not reach an approver's DM leaves the thread's card: nothing the requester must do.
+    if (
+      entry.message.type === 'direct-message' ||
+      entry.message.type === 'approver-copy' ||
+      entry.turnId === null
+    )
+      return [];
     const [turn, conversation] = await Promise.all([
       store.turns.get(entry.turnId),
       store.conversations.get(entry.conversationId),

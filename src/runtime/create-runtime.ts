@@ -5,6 +5,7 @@ import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { Tool } from '../agent/tool.js';
 import type { BudgetLimits } from '../agent/turn-budget.js';
 import { TurnRunner } from '../agent/turn-runner.js';
+import { type ApproverReach, escalates, noReach, reminds } from '../approvals/approver-reach.js';
 import {
   type ApproverDirectory,
   type DecisionOutcome,
@@ -21,6 +22,7 @@ import { type AdmissionLimits, defaultAdmissionLimits } from '../store/rules/adm
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
 import type { LoadPressure } from './load-pressure.js';
+import { createApproverNudger } from './nudge-approvers.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
 import { type StopOutcome, stopTurn } from './stop-turn.js';
@@ -55,6 +57,11 @@ export interface RuntimeOptions {
   readonly budget?: BudgetLimits;
   /** Unfinished turns a thread and a person may have; more are refused politely. */
   readonly admission?: AdmissionLimits;
+  /**
+   * Copies of each request in its approvers' DMs, a reminder and an escalation (see `ApproverReach`);
+   * none by default. Who gets them is the delivery port's business; the runtime writes when.
+   */
+  readonly reach?: ApproverReach;
   /** Sends the outbox (Slack, the local workspace); without it rows wait in the store. */
   readonly delivery?: {
     readonly port: DeliveryPort;
@@ -90,6 +97,7 @@ export class Runtime {
   #stopSweep: (() => void) | undefined;
   readonly #stopNotices: (() => void) | undefined;
   readonly #redact: (text: string) => string;
+  readonly #nudge: (() => Promise<number>) | undefined;
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
@@ -159,7 +167,19 @@ export class Runtime {
       contextTokens: options.contextTokens,
       budget: options.budget,
       progress: (turn, event) => this.#observer.turnProgress?.(turn, event),
+      approverCopies: reminds(options.reach ?? noReach),
     });
+    const reach = options.reach ?? noReach;
+    this.#nudge =
+      reminds(reach) || escalates(reach)
+        ? createApproverNudger({
+            store: options.store,
+            reach,
+            logger: options.logger,
+            now: options.now ?? Date.now,
+            kick: (conversationId) => this.outbox?.kick(conversationId),
+          })
+        : undefined;
     this.scheduler = new TurnScheduler({
       store: options.store,
       runner: this.runner,
@@ -301,6 +321,7 @@ export class Runtime {
       identity: this.identity,
       logger: this.#options.logger,
       now: this.#options.now ?? Date.now,
+      nudge: this.#nudge,
     };
   }
 

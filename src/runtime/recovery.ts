@@ -12,6 +12,8 @@ export interface RecoveryDeps {
   readonly identity: ProcessIdentity;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Writes the reminders and escalations that are due (see `createApproverNudger`). */
+  readonly nudge?: () => Promise<number>;
 }
 
 export interface RecoveryReport {
@@ -21,6 +23,7 @@ export interface RecoveryReport {
   readonly takenOver: number;
   readonly started: number;
   readonly deliveries: number;
+  readonly nudged: number;
 }
 
 /** Expiries are committed in batches this size, so a backlog never holds the write lock for long. */
@@ -59,6 +62,8 @@ export async function recoverTurns(
     }
   }
   for (const turn of recoverable.queued) void scheduler.drain(turn.conversationId);
+  // A request overdue by now (still being expired in the background at boot) is never nudged.
+  const nudged = (await deps.nudge?.()) ?? 0;
   const deliveries = (await outbox?.sweep()) ?? 0;
   const report: RecoveryReport = {
     expired,
@@ -67,6 +72,7 @@ export async function recoverTurns(
     takenOver,
     started: recoverable.queued.length,
     deliveries,
+    nudged,
   };
   if (Object.values(report).some((count) => count > 0)) logger.info(report, 'recovery sweep');
   return report;

@@ -15,6 +15,7 @@ export const BOT_SCOPES: readonly string[] = [
   'channels:read',
   'groups:read',
   'im:read',
+  'im:write',
   'mpim:read',
   'commands',
   'assistant:write',

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { type ApproverReach, noReach } from '../approvals/approver-reach.js';
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError, type DeliveryPort } from '../outbox/delivery-port.js';
 import type { OutboxEntry, SentPart } from '../outbox/outbox-message.js';
 import type { Redact } from '../secrets/index.js';
 import type { Approval, Conversation } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { createApproverCopies } from './approver-copies.js';
 import {
   buildApprovalCard,
   buildDecidedCard,
@@ -32,6 +34,8 @@ export interface SlackDeliveryDeps {
   readonly now?: () => number;
   /** The live messages of running turns: an answer replaces its turn's instead of posting anew. */
   readonly live?: LiveAnswers;
+  /** Who gets copies of a request in their direct messages; nobody when absent. */
+  readonly reach?: ApproverReach;
 }
 
 const answerPart = z.array(z.string());
@@ -80,8 +84,8 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     inDoubt: boolean,
     target: { channel: string; threadTs?: string; oldest?: string },
     message: SlackMessage,
+    deliveryKey = `${entry.key}#${index}`,
   ): Promise<SentPart> => {
-    const deliveryKey = `${entry.key}#${index}`;
     if (inDoubt) {
       const found = await slackCall('conversations.replies', () =>
         slack.findDelivery({
@@ -141,6 +145,17 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     return { channel: live.channel, ts: live.ts };
   };
 
+  const copies = createApproverCopies({
+    slack,
+    policy,
+    reach: deps.reach ?? noReach,
+    logger: deps.logger,
+    approvalOf,
+    conversationOf,
+    slackCall,
+    postOnce,
+  });
+
   const renderCard = (approval: Approval, conversation: Conversation): SlackMessage => {
     const view = presentApproval(approval, { policy, channelId: conversation.channelId });
     const outcome = outcomeOf(approval);
@@ -159,6 +174,8 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           const approval = await approvalOf(message.requestId);
           return approval.cards.map((card) => JSON.stringify(card));
         }
+        case 'approver-copy':
+          return copies.plan(message.requestId, message.occasion);
         case 'answer':
           // The answer is model output: it notifies nobody (see `allowedPings`).
           return planAnswerMessages(
@@ -189,14 +206,15 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
             approvalOf(message.requestId),
             conversationOf(entry.conversationId),
           ]);
+          // A card outside the request's channel is a copy in someone's DM: it keeps reading as one.
+          const rendered =
+            card.channel === conversation.channelId
+              ? renderCard(approval, conversation)
+              : await copies.rewrite(approval, conversation);
           try {
             // Rewriting is idempotent: a card rewritten twice shows the same state.
             await slackCall('chat.update', () =>
-              slack.updateMessage({
-                channel: card.channel,
-                ts: card.ts,
-                ...renderCard(approval, conversation),
-              }),
+              slack.updateMessage({ channel: card.channel, ts: card.ts, ...rendered }),
             );
           } catch (error) {
             if (!(error instanceof DeliveryError && goneMessage.has(error.reason))) throw error;
@@ -204,6 +222,8 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           }
           return card;
         }
+        case 'approver-copy':
+          return copies.send(entry, message, part);
         case 'answer': {
           const conversation = await conversationOf(entry.conversationId);
           if (part.index === 0) {

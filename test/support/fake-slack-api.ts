@@ -124,6 +124,11 @@ export interface FakeSlackApiOptions {
    * header is left out (as a proxy might).
    */
   readonly scopes?: readonly string[];
+  /**
+   * Seconds of the first ts the workspace hands out (early 2026 unless told): a test whose app clock
+   * reads later and that looks messages up by time (`oldest`) starts them at its own time.
+   */
+  readonly firstTsSeconds?: number;
 }
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
@@ -139,7 +144,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const appToken = options.appToken ?? 'xapp-test-holdfast';
   const calls: SlackApiCall[] = [];
   const responses: ResponseUrlPost[] = [];
-  const workspace = createFakeWorkspace(identity);
+  const workspace = createFakeWorkspace(identity, options.firstTsSeconds);
   const failures = new Map<string, ScriptedFailure[]>();
   const targetedFailures: Array<{
     method: string;

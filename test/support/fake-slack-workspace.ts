@@ -67,7 +67,7 @@ export function directChannelOf(userId: string): string {
   return `D${userId.slice(1)}`;
 }
 
-export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
+export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 1767225000): FakeWorkspace {
   const messages = new Map<string, FakeMessage>();
   const users = new Map<string, { name: string; realName?: string; displayName?: string }>();
   const groups = new Map<string, readonly string[]>();
@@ -78,7 +78,7 @@ export function createFakeWorkspace(identity: FakeIdentity): FakeWorkspace {
   // Slack's ts values are unique per channel and sort by time; a counter keeps them unique and ordered.
   const nextTs = () => {
     tsCounter += 1;
-    return `1767225000.${String(tsCounter).padStart(6, '0')}`;
+    return `${firstTsSeconds}.${String(tsCounter).padStart(6, '0')}`;
   };
   const key = (channel: string, ts: string) => `${channel}/${ts}`;
   const byTs = (a: FakeMessage, b: FakeMessage) => a.ts.localeCompare(b.ts);

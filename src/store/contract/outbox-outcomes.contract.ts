@@ -99,6 +99,29 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
       await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: [part('1700.5')] });
       expect((await store.approvals.get(approval.requestId))?.cards).toEqual([part('1700.5')]);
     });
+
+    it("makes every copy in approvers' direct messages a card of its request too", async () => {
+      const { store, clock } = await open();
+      const { approval, conversationId } = await awaitingTurn(store, clock.now());
+      const [row] = await store.outbox.enqueue(
+        [
+          {
+            key: `copies:${approval.requestId}:reminder`,
+            conversationId,
+            turnId: 'turn-1',
+            requestId: approval.requestId,
+            message: { type: 'approver-copy', requestId: approval.requestId, occasion: 'reminder' },
+          },
+        ],
+        leaseA,
+      );
+      const copies = [
+        { channel: 'D0BOB', ts: '1700.7' },
+        { channel: 'D0CAROL', ts: '1700.8' },
+      ];
+      await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: copies });
+      expect((await store.approvals.get(approval.requestId))?.cards).toEqual(copies);
+    });
   });
 
   describe('outbox.retryLater', () => {

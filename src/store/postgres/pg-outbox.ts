@@ -22,8 +22,9 @@ async function completeOne(tx: Tx, delivery: CompletedDelivery): Promise<boolean
   ]);
   if (!row) return false;
   const { message } = toOutboxEntry(row);
-  // A posted card is one of the request's cards from this commit on: clicks on it decide the request.
-  if (message.type === 'approval-card') {
+  // A posted card (the thread's, or a copy in an approver's DM) is one of the request's cards from this
+  // commit on: clicks on it decide the request, and every rewrite reaches it.
+  if (message.type === 'approval-card' || message.type === 'approver-copy') {
     for (const part of delivery.progress.sent) {
       await tx.run(
         `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES ($1, $2, $3, $4)

@@ -121,8 +121,9 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     if (changed.changes === 0) return false;
     const row = byId.get(id);
     const message = row ? toOutboxEntry(row).message : undefined;
-    // A posted card is one of the request's cards from this commit on: clicks on it decide the request.
-    if (message?.type === 'approval-card') {
+    // A posted card (the thread's, or a copy in an approver's DM) is one of the request's cards from this
+    // commit on: clicks on it decide the request, and every rewrite reaches it.
+    if (message?.type === 'approval-card' || message?.type === 'approver-copy') {
       for (const part of sent.sent) insertCard.run({ ...part, requestId: message.requestId, now: at });
     }
     return true;

@@ -48,6 +48,8 @@ describe('what boot recovery and every sweep read', () => {
       queries.reset();
       await store.turns.recoverable();
       await store.approvals.expireOverdue(200);
+      // The reminder and escalation nudges read the pending requests.
+      await store.approvals.pending({ limit: 500 });
       await store.outbox.duePending(500);
       await store.outbox.heldPending(500);
       await store.waiting();

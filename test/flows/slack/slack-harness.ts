@@ -57,6 +57,8 @@ export interface HarnessOptions {
    * machine would otherwise stream in a test about something else.
    */
   readonly live?: HoldfastOverrides['live'];
+  /** Where the fake workspace's ts values start (see `FakeSlackApiOptions.firstTsSeconds`). */
+  readonly firstTsSeconds?: number;
   /** Runs once the fake API is up and before holdfast starts (e.g. to stand up a Socket Mode server). */
   readonly beforeStart?: (api: FakeSlackApi) => Promise<Record<string, string> | undefined>;
 }
@@ -132,7 +134,7 @@ export function userTs(): string {
 
 export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
   const dir = tempDir('holdfast-slack-');
-  const api = await startFakeSlackApi({ identity: options.identity });
+  const api = await startFakeSlackApi({ identity: options.identity, firstTsSeconds: options.firstTsSeconds });
   onTestFinished(() => api.close());
   api.setUser(people.alice, { name: 'alice' });
   api.setUser(people.bob, { name: 'bob' });
@@ -156,6 +158,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     HOLDFAST_APPROVER_GROUPS: oncallGroup,
     // The sweep would race the test's own steps; tests call recovery through a restart instead.
     HOLDFAST_SWEEP_INTERVAL: '1h',
+    // Copies in approvers' DMs add posts and rewrites to every approval; the tests about them turn them on.
+    HOLDFAST_APPROVER_DMS: '0',
     HOLDFAST_LOG_LEVEL: 'silent',
     // Socket Mode would take 3001 for health and metrics; tests running side by side take any free port.
     HOLDFAST_HEALTH_PORT: '0',
