@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
-import type { Approval } from '../store/records.js';
+import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store, ToolCallRef } from '../store/store.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { ApprovalPending } from './approval-pending.js';
@@ -112,7 +112,15 @@ export async function runToolBatch(
   },
 ): Promise<void> {
   const plans: CallPlan[] = [];
-  for (const call of calls) plans.push(await planCall(call, batch, deps));
+  // Calls already on disk may have requests an approver edited: those run as edited (invariant 4: the
+  // approved arguments were committed with the decision), and the model is told so with the result.
+  const edits = new Map<string, { readonly call: ToolCall; readonly edit: ApprovalEdit }>();
+  for (const proposed of calls) {
+    const edit = options.message ? null : await editOf(deps, batch, proposed);
+    if (edit) edits.set(proposed.id, { call: proposed, edit });
+    const call = edit ? { ...proposed, arguments: edit.argumentsText } : proposed;
+    plans.push(await planCall(call, batch, deps));
+  }
   const pending = plans.flatMap((plan) => (plan.type === 'pending' ? [plan.approval] : []));
   if (pending.length > 0) throw new ApprovalPending(nonEmpty(pending), false);
   const firstAsk = plans.findIndex((plan) => plan.type === 'ask');
@@ -127,7 +135,7 @@ export async function runToolBatch(
   for (const plan of runFirst) {
     const content = await runPlan(plan, batch, deps);
     if (content === undefined) continue;
-    const stored = await recordResult(deps, batch, plan.call.id, content);
+    const stored = await recordResult(deps, batch, plan.call.id, content, edits.get(plan.call.id));
     if (stored) options.onStored(stored);
   }
   if (firstAsk === -1) return;
@@ -145,6 +153,24 @@ function nonEmpty(approvals: readonly Approval[]): [Approval, ...Approval[]] {
   const [first, ...rest] = approvals;
   if (!first) throw new Error('a suspension needs at least one approval');
   return [first, ...rest];
+}
+
+/** The edit an approver made to this call's request, if it has one. */
+async function editOf(deps: ToolRuntimeDeps, batch: ToolBatch, call: ToolCall): Promise<ApprovalEdit | null> {
+  const approval = await deps.store.approvals.forCall(batch.site.transcriptId, call.id);
+  return approval?.edit ?? null;
+}
+
+/**
+ * What the model reads after the result of an edited call: that it was edited, by whom, and from what to
+ * what, so it does not take the result for the call it proposed (nor propose that call again unasked).
+ */
+export function editNote(call: ToolCall, edit: ApprovalEdit): string {
+  const shown = (text: string) => (text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text);
+  return (
+    `Edited before approval: <@${edit.by}> changed the arguments of this call. Proposed: ` +
+    `${shown(call.arguments)}. Used instead: ${shown(edit.argumentsText)}. The result above is for the edited call.`
+  );
 }
 
 async function planCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<CallPlan> {
@@ -298,9 +324,12 @@ async function recordResult(
   batch: ToolBatch,
   toolCallId: string,
   output: string,
+  edit?: { readonly call: ToolCall; readonly edit: ApprovalEdit },
 ): Promise<ChatMessage | undefined> {
   const site: ToolCallSite = { ...batch.site, toolCallId };
-  const content = capText(deps.redact(output), toolResultLimit, 'the tool');
+  // The note comes after the result, whose first line says what happened (the thread's status reads it).
+  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit))}` : '';
+  const content = capText(deps.redact(output), toolResultLimit - note.length, 'the tool') + note;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 0; ; attempt += 1) {
     try {

@@ -1,6 +1,7 @@
 import { outboxKeys } from '../../outbox/outbox-message.js';
 import type { Approval } from '../records.js';
 import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
+import { cardState, changedArguments, editedDetails } from '../rules/edit-arguments.js';
 import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type {
   ApprovalStore,
@@ -111,6 +112,12 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const vote = db.prepare(
     'INSERT INTO approval_votes (request_id, user_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
+  // An edit applies only to the arguments the editor saw, and only while the request is open.
+  const applyEdit = db.prepare(
+    `UPDATE approvals SET details_json = @details, args_hash = @argsHash, summary = @summary
+     WHERE request_id = @requestId AND decision IS NULL AND args_hash = @fromArgsHash`,
+  );
+  const dropVotes = db.prepare('DELETE FROM approval_votes WHERE request_id = ?');
   const createGrant = prepareGrantCreate(context);
   const pendingForTurn = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
@@ -217,9 +224,39 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
           claim: claimIfReady(ready),
         };
       }
+      const current = toApproval(row);
+      let edits = current.edit?.count ?? 0;
+      if (input.decision === 'allowed' && input.edit) {
+        const { edit } = input;
+        const next = editedDetails(current, edit, input.decidedBy, at);
+        const applied = applyEdit.run({
+          requestId: row.request_id,
+          details: next.json,
+          argsHash: edit.argsHash,
+          summary: edit.summary,
+          fromArgsHash: edit.fromArgsHash,
+        });
+        if (applied.changes === 0) return { type: 'arguments-changed', approval: current };
+        // Approvals given so far were for the arguments as they were; the quorum starts over.
+        dropVotes.run(row.request_id);
+        edits = next.edit.count;
+        record(
+          row,
+          input.decidedBy,
+          'approval.edited',
+          {
+            fromArgsHash: edit.fromArgsHash,
+            argsHash: edit.argsHash,
+            changed: changedArguments(current.arguments, edit.arguments),
+            edits,
+          },
+          at,
+        );
+      }
       const counted =
         input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
-      const tally = tallyDecision(input, {
+      // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
+      const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
         counted,
         total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
         required: row.required_approvals,
@@ -228,7 +265,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       if (tally.type === 'vote-recorded') {
         const { votes, remaining } = tally;
         record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
-        rewriteCards(row, `votes-${votes}`, at, deliverAs);
+        rewriteCards(row, cardState(edits, `votes-${votes}`), at, deliverAs);
         return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
       }
       const always = tally.always;
