@@ -19,7 +19,8 @@ import { nextModal, type OpenedModal, submitModal } from './slack-modals.js';
 const editCallbackId = 'holdfast.approval.edit';
 
 async function pendingRestart(policy?: string) {
-  const { tool, runs } = countingShellTool();
+  const counting = countingShellTool();
+  const { tool, runs } = counting;
   const model = new ScriptedChatModel([
     reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_restart']),
     reply.text('Done.'),
@@ -34,7 +35,7 @@ async function pendingRestart(policy?: string) {
   const threadTs = await slack.mention('please restart the web tier');
   const card = await waitForCard(slack.api, threadTs);
   await slack.settle();
-  return { slack, model, runs, threadTs, card };
+  return { slack, model, runs, threadTs, card, tool };
 }
 
 async function openEditForm(slack: SlackHarness, card: PostedCard, user: string = people.bob) {
@@ -182,6 +183,23 @@ describe('edit, then approve', () => {
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();
     expect(runs).toEqual(['systemctl status web']);
+  });
+
+  it('runs the edited call after a restart, from what the database holds', async () => {
+    const { slack, runs, card, tool } = await pendingRestart('approvers:\n  quorum:\n    shell: 2\n');
+    await submitCommand(slack, await openEditForm(slack, card), 'systemctl status web');
+    await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
+    await slack.settle();
+
+    const next = new ScriptedChatModel([reply.text('Done.')]);
+    await slack.restart({ model: next, tools: [tool] });
+    await slack.click('allow', latestCard(slack, card), { user: people.carol });
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
+    await slack.settle();
+
+    expect(runs).toEqual(['systemctl status web']);
+    expect(next.calls).toHaveLength(1);
+    expect(JSON.stringify(next.calls[0]?.messages.at(-1))).toContain('Edited before approval');
   });
 
   it('refuses an edit into a call a deny rule blocks, in the form, and changes nothing', async () => {
