@@ -6,6 +6,7 @@ import { isStoreFault } from '../store/store-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import { capText } from './cap-text.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
+import { editNote, editOf } from './edited-call.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
@@ -116,7 +117,7 @@ export async function runToolBatch(
   // approved arguments were committed with the decision), and the model is told so with the result.
   const edits = new Map<string, { readonly call: ToolCall; readonly edit: ApprovalEdit }>();
   for (const proposed of calls) {
-    const edit = options.message ? null : await editOf(deps, batch, proposed);
+    const edit = options.message ? null : await editOf(deps.store, batch.site.transcriptId, proposed);
     if (edit) edits.set(proposed.id, { call: proposed, edit });
     const call = edit ? { ...proposed, arguments: edit.argumentsText } : proposed;
     plans.push(await planCall(call, batch, deps));
@@ -153,24 +154,6 @@ function nonEmpty(approvals: readonly Approval[]): [Approval, ...Approval[]] {
   const [first, ...rest] = approvals;
   if (!first) throw new Error('a suspension needs at least one approval');
   return [first, ...rest];
-}
-
-/** The edit an approver made to this call's request, if it has one. */
-async function editOf(deps: ToolRuntimeDeps, batch: ToolBatch, call: ToolCall): Promise<ApprovalEdit | null> {
-  const approval = await deps.store.approvals.forCall(batch.site.transcriptId, call.id);
-  return approval?.edit ?? null;
-}
-
-/**
- * What the model reads after the result of an edited call: that it was edited, by whom, and from what to
- * what, so it does not take the result for the call it proposed (nor propose that call again unasked).
- */
-export function editNote(call: ToolCall, edit: ApprovalEdit): string {
-  const shown = (text: string) => (text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text);
-  return (
-    `Edited before approval: <@${edit.by}> changed the arguments of this call. Proposed: ` +
-    `${shown(call.arguments)}. Used instead: ${shown(edit.argumentsText)}. The result above is for the edited call.`
-  );
 }
 
 async function planCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<CallPlan> {

@@ -50,8 +50,8 @@ export function buildEditArgumentsModal(
     blocks.push({
       type: 'input',
       block_id: field.blockId,
-      // An argument may be cleared on purpose (an empty filter, say); the tool's schema decides.
-      optional: true,
+      // Required, so a field cleared by a slip of the thumb is caught by Slack; one that was empty stays so.
+      optional: field.initial === '',
       label: {
         type: 'plain_text',
         text: truncateText(field.kind === 'json' ? `${field.name} (JSON)` : field.name, 150),

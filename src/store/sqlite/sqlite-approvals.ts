@@ -1,7 +1,7 @@
 import { outboxKeys } from '../../outbox/outbox-message.js';
 import type { Approval } from '../records.js';
 import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
-import { cardState, changedArguments, editedDetails } from '../rules/edit-arguments.js';
+import { cardState } from '../rules/edit-arguments.js';
 import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type {
   ApprovalStore,
@@ -14,6 +14,7 @@ import type {
   ResolveOptions,
   ResolveResult,
 } from '../store.js';
+import { prepareApprovalEdit } from './sqlite-approval-edit.js';
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
@@ -112,12 +113,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const vote = db.prepare(
     'INSERT INTO approval_votes (request_id, user_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  // An edit applies only to the arguments the editor saw, and only while the request is open.
-  const applyEdit = db.prepare(
-    `UPDATE approvals SET details_json = @details, args_hash = @argsHash, summary = @summary
-     WHERE request_id = @requestId AND decision IS NULL AND args_hash = @fromArgsHash`,
-  );
-  const dropVotes = db.prepare('DELETE FROM approval_votes WHERE request_id = ?');
+  const applyEdit = prepareApprovalEdit(context);
   const createGrant = prepareGrantCreate(context);
   const pendingForTurn = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
@@ -227,31 +223,9 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       const current = toApproval(row);
       let edits = current.edit?.count ?? 0;
       if (input.decision === 'allowed' && input.edit) {
-        const { edit } = input;
-        const next = editedDetails(current, edit, input.decidedBy, at);
-        const applied = applyEdit.run({
-          requestId: row.request_id,
-          details: next.json,
-          argsHash: edit.argsHash,
-          summary: edit.summary,
-          fromArgsHash: edit.fromArgsHash,
-        });
-        if (applied.changes === 0) return { type: 'arguments-changed', approval: current };
-        // Approvals given so far were for the arguments as they were; the quorum starts over.
-        dropVotes.run(row.request_id);
-        edits = next.edit.count;
-        record(
-          row,
-          input.decidedBy,
-          'approval.edited',
-          {
-            fromArgsHash: edit.fromArgsHash,
-            argsHash: edit.argsHash,
-            changed: changedArguments(current.arguments, edit.arguments),
-            edits,
-          },
-          at,
-        );
+        const applied = applyEdit(current, input.edit, input.decidedBy, at);
+        if (applied === undefined) return { type: 'arguments-changed', approval: current };
+        edits = applied;
       }
       const counted =
         input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
