@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
-import type { Approval } from '../store/records.js';
+import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store, ToolCallRef } from '../store/store.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import { capText } from './cap-text.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
+import { editNote, editOf } from './edited-call.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
@@ -112,7 +113,15 @@ export async function runToolBatch(
   },
 ): Promise<void> {
   const plans: CallPlan[] = [];
-  for (const call of calls) plans.push(await planCall(call, batch, deps));
+  // Calls already on disk may have requests an approver edited: those run as edited (invariant 4: the
+  // approved arguments were committed with the decision), and the model is told so with the result.
+  const edits = new Map<string, { readonly call: ToolCall; readonly edit: ApprovalEdit }>();
+  for (const proposed of calls) {
+    const edit = options.message ? null : await editOf(deps.store, batch.site.transcriptId, proposed);
+    if (edit) edits.set(proposed.id, { call: proposed, edit });
+    const call = edit ? { ...proposed, arguments: edit.argumentsText } : proposed;
+    plans.push(await planCall(call, batch, deps));
+  }
   const pending = plans.flatMap((plan) => (plan.type === 'pending' ? [plan.approval] : []));
   if (pending.length > 0) throw new ApprovalPending(nonEmpty(pending), false);
   const firstAsk = plans.findIndex((plan) => plan.type === 'ask');
@@ -127,7 +136,7 @@ export async function runToolBatch(
   for (const plan of runFirst) {
     const content = await runPlan(plan, batch, deps);
     if (content === undefined) continue;
-    const stored = await recordResult(deps, batch, plan.call.id, content);
+    const stored = await recordResult(deps, batch, plan.call.id, content, edits.get(plan.call.id));
     if (stored) options.onStored(stored);
   }
   if (firstAsk === -1) return;
@@ -298,9 +307,12 @@ async function recordResult(
   batch: ToolBatch,
   toolCallId: string,
   output: string,
+  edit?: { readonly call: ToolCall; readonly edit: ApprovalEdit },
 ): Promise<ChatMessage | undefined> {
   const site: ToolCallSite = { ...batch.site, toolCallId };
-  const content = capText(deps.redact(output), toolResultLimit, 'the tool');
+  // The note comes after the result, whose first line says what happened (the thread's status reads it).
+  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit))}` : '';
+  const content = capText(deps.redact(output), toolResultLimit - note.length, 'the tool') + note;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 0; ; attempt += 1) {
     try {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, DecisionInput, Lease, Store } from '../store/store.js';
 import { argsFingerprint } from './args-fingerprint.js';
+import type { EditCheck, EditRefusal } from './check-edit.js';
 import type { Policy } from './policy.js';
 import { approversFor } from './policy-lookup.js';
 
@@ -43,6 +44,8 @@ export interface DecisionRequest {
   readonly reason?: string;
   /** With `always`: what the grant covers (default: the whole tool in this thread, until revoked). */
   readonly grant?: DecisionInput['grant'];
+  /** With `allow`: the arguments as the approver edited them, to allow instead of the proposed ones. */
+  readonly edit?: { readonly arguments: unknown };
 }
 
 export type RefusalReason =
@@ -60,14 +63,18 @@ export type RefusalRecord =
   | 'already-decided'
   | 'already-voted'
   /** Someone asked to see a request they are not entitled to (not its requester, approver or audience). */
-  | 'not-entitled';
+  | 'not-entitled'
+  /** Edited arguments that cannot be allowed (a deny rule, the tool's schema): see `checkEdit`. */
+  | 'edit-refused'
+  /** An edit of arguments the request no longer holds: someone else edited it first. */
+  | 'arguments-changed';
 
 /** A click that is refused, for the audit row: who, on what, from where. */
 export interface RefusedClick {
   readonly userId: string;
   readonly requestId: string;
-  /** A decision, or `view` for opening the full arguments. */
-  readonly action: DecisionAction | 'view';
+  /** A decision, `edit` for an edit before allowing, or `view` for opening the full arguments. */
+  readonly action: DecisionAction | 'edit' | 'view';
   readonly origin: DecisionOrigin;
 }
 
@@ -88,6 +95,14 @@ export type DecisionOutcome =
       readonly claim?: ClaimedTurn;
     }
   | { readonly type: 'refused'; readonly reason: RefusalReason; readonly approval: Approval }
+  /** The edited arguments cannot be allowed; nothing changed. `problem` says why, to the approver. */
+  | {
+      readonly type: 'edit-refused';
+      readonly reason: EditRefusal;
+      readonly problem: string;
+      readonly approval: Approval;
+    }
+  | { readonly type: 'arguments-changed'; readonly approval: Approval }
   | { readonly type: 'unknown' };
 
 export interface DecideApprovalDeps {
@@ -95,6 +110,8 @@ export interface DecideApprovalDeps {
   readonly policy: Policy;
   readonly directory: ApproverDirectory;
   readonly logger: Logger;
+  /** Checks an approver's edited arguments (see `checkEdit`); needed only for decisions with an edit. */
+  readonly checkEdit?: (approval: Approval, edited: unknown) => Promise<EditCheck>;
 }
 
 /**
@@ -111,22 +128,36 @@ export async function decideApproval(
     readonly deliverAs?: Lease;
   } = {},
 ): Promise<DecisionOutcome> {
+  const editing = request.action === 'allow' ? request.edit : undefined;
+  // What the audit calls the click: an edit is asked for and refused as such.
+  const click: RefusedClick = editing ? { ...request, action: 'edit' } : request;
   const approval = await deps.store.approvals.get(request.requestId);
   if (!approval) {
-    await recordRefusal(deps, request, 'unknown-request');
+    await recordRefusal(deps, click, 'unknown-request');
     return { type: 'unknown' };
   }
   // A click from elsewhere, or for other arguments, is refused as such even on a decided request: the
   // outcome and who decided are not told to a click that does not belong to the request.
   const mismatch = await bindingMismatch(deps, approval, request);
   if (mismatch) {
-    await recordRefusal(deps, request, mismatch, approval);
+    await recordRefusal(deps, click, mismatch, approval);
     return { type: 'refused', reason: mismatch, approval };
   }
   const refusal = await authorize(deps, approval, request.userId, request.action);
   if (refusal && approval.decision === null) {
-    await recordRefusal(deps, request, refusal, approval);
+    await recordRefusal(deps, click, refusal, approval);
     return { type: 'refused', reason: refusal, approval };
+  }
+  let edit: DecisionInput['edit'];
+  if (editing && !refusal && approval.decision === null) {
+    if (!deps.checkEdit) throw new Error('a decision with an edit needs checkEdit');
+    // Deny still wins: an edited call is checked as a new call would be, before anything is written.
+    const check = await deps.checkEdit(approval, editing.arguments);
+    if (check.type === 'refused') {
+      await recordRefusal(deps, click, 'edit-refused', approval, { problem: check.reason });
+      return { type: 'edit-refused', reason: check.reason, problem: check.problem, approval };
+    }
+    if (check.type === 'edit') edit = check.edit;
   }
   const origin = request.origin;
   // A clicked card whose ts was never recorded (the process died right after posting it) becomes one of
@@ -146,22 +177,26 @@ export async function decideApproval(
           always: request.action === 'always',
           ...(request.action === 'deny' && request.reason ? { reason: request.reason } : {}),
           ...(request.action === 'always' && request.grant ? { grant: request.grant } : {}),
+          ...(edit ? { edit } : {}),
         },
         { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
       );
   switch (result.type) {
     case 'unknown':
-      await recordRefusal(deps, request, 'unknown-request');
+      await recordRefusal(deps, click, 'unknown-request');
       break;
     case 'already-decided':
-      await recordRefusal(deps, request, 'already-decided', result.approval, {
+      await recordRefusal(deps, click, 'already-decided', result.approval, {
         decision: result.approval.decision,
         decidedBy: result.approval.decidedBy,
         ...(refusal ? { alsoRefused: refusal } : {}),
       });
       break;
     case 'already-voted':
-      await recordRefusal(deps, request, 'already-voted', result.approval);
+      await recordRefusal(deps, click, 'already-voted', result.approval);
+      break;
+    case 'arguments-changed':
+      await recordRefusal(deps, click, 'arguments-changed', result.approval);
       break;
     default:
       break;
@@ -289,6 +324,12 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
     case 'workspace-mismatch':
       return 'This click came from another Slack workspace or organisation than the request, so nothing was changed.';
     case 'arguments-mismatch':
+      if (approval.edit && approval.decision === null) {
+        return (
+          `<@${approval.edit.by}> edited the arguments of this request after this button was made, so nothing ` +
+          'was changed. Check the edited call on the card (or in `/approvals`) and decide that.'
+        );
+      }
       return (
         'This button was not made for the arguments that request holds, so nothing was changed. ' +
         'Open the request from `/approvals` or the App Home and check what will run.'

@@ -1,6 +1,7 @@
 /**
  * Modals on the local page, as Slack shows them: what `views.open` / `views.update` put in front of the
- * viewer, with its input blocks as form fields; Submit sends a `view_submission`, Cancel closes it.
+ * viewer, with its input blocks as form fields; Submit sends a `view_submission` (errors holdfast answers
+ * with are shown beside their inputs, the form left open), Cancel closes it.
  * Plain ES5 like the page script, whose renderers it borrows through `window.holdfastPage`.
  */
 export const pageModalScript = `
@@ -33,7 +34,8 @@ export const pageModalScript = `
         return '<option value="' + esc(option.value) + '"' + (option.value === chosen ? ' selected' : '') + '>' + esc(option.text.text) + '</option>';
       }).join('') + '</select>';
     }
-    return '<div class="block input">' + label + control + hint + '</div>';
+    var error = '<div class="field-error" role="alert" data-error-for="' + esc(block.block_id || '') + '"></div>';
+    return '<div class="block input">' + label + control + hint + error + '</div>';
   }
   function render(state) {
     var modal = state.modal;
@@ -67,7 +69,14 @@ export const pageModalScript = `
         ? { text: control.value.trim() }
         : { option: control.value };
     });
-    page.post('/ui/submit', { user: page.viewer(), view_id: $('modal').dataset.viewId, values: values }).then(page.refresh);
+    page.post('/ui/submit', { user: page.viewer(), view_id: $('modal').dataset.viewId, values: values }).then(function (result) {
+      // Slack keeps the form open and shows holdfast's errors beside the inputs (response_action: errors).
+      var errors = result && result.errors && result.errors.errors ? result.errors.errors : {};
+      Array.prototype.forEach.call($('modal-body').querySelectorAll('[data-error-for]'), function (slot) {
+        slot.textContent = errors[slot.getAttribute('data-error-for')] || '';
+      });
+      page.refresh();
+    });
   });
   $('modal-close').addEventListener('click', function () {
     $('modal').close();

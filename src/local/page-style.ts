@@ -58,6 +58,8 @@ export const pageStyle = `
   #modal .input { display: flex; flex-direction: column; gap: 4px; margin: 10px 0; }
   #modal .input textarea, #modal .input input, #modal .input select { font: inherit; padding: 6px; }
   #modal .hint, #modal .optional { color: #616061; font-size: 12px; }
+  #modal .field-error { color: #e01e5a; font-size: 13px; }
+  #modal .field-error:empty { display: none; }
   .legend { list-style: none; padding: 0 12px; margin: 0; font-size: 12px; line-height: 1.7; }
   @media (max-width: 760px) {
     nav { width: 100%; display: flex; flex-wrap: wrap; padding: 4px; }

@@ -6,6 +6,7 @@ import type { Tool } from '../agent/tool.js';
 import type { BudgetLimits } from '../agent/turn-budget.js';
 import { TurnRunner } from '../agent/turn-runner.js';
 import { type ApproverReach, escalates, noReach, reminds } from '../approvals/approver-reach.js';
+import { checkEdit, type EditCheck } from '../approvals/check-edit.js';
 import {
   type ApproverDirectory,
   type DecisionOutcome,
@@ -17,7 +18,7 @@ import type { Policy } from '../approvals/policy.js';
 import type { DeliveryPort } from '../outbox/delivery-port.js';
 import { OutboxWorker } from '../outbox/outbox-worker.js';
 import { redactKnownPatterns } from '../secrets/index.js';
-import type { Conversation } from '../store/records.js';
+import type { Approval, Conversation } from '../store/records.js';
 import { type AdmissionLimits, defaultAdmissionLimits } from '../store/rules/admit-turn.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import { AgentCache } from './agent-cache.js';
@@ -265,6 +266,7 @@ export class Runtime {
         policy: this.#options.policy,
         directory: this.#options.directory,
         logger: this.#options.logger,
+        checkEdit: (approval, edited) => this.checkEdit(approval, edited),
       },
       request,
       { lease: this.runner.lease, deliverAs: this.outbox?.lease },
@@ -278,6 +280,24 @@ export class Runtime {
         : this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId));
     }
     return outcome;
+  }
+
+  /**
+   * Whether an approver's edited arguments could be allowed (see `checkEdit`), against the tool the
+   * request's conversation offers; a form checks before it closes, and the decision checks again.
+   */
+  async checkEdit(approval: Approval, edited: unknown): Promise<EditCheck> {
+    const conversation = await this.store.conversations.get(approval.conversationId);
+    const tool = conversation
+      ? this.agents.get(conversation).tools.find((candidate) => candidate.name === approval.toolName)
+      : undefined;
+    // A nested agent's call sits in a transcript of its own, with tools the conversation may not offer.
+    const own = approval.transcriptId === approval.conversationId ? tool : undefined;
+    return checkEdit(
+      { policy: this.#options.policy, tool: own, logger: this.#options.logger },
+      approval,
+      edited,
+    );
   }
 
   /** Someone pressed Stop on a turn (see `stopTurn`); the thread's next queued turn may start. */

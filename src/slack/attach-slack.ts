@@ -8,6 +8,7 @@ import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
 import { registerDecisionModalListener } from './listeners/decision-modal-listener.js';
+import { registerEditModalListener } from './listeners/edit-modal-listener.js';
 import { registerGrantRevokeListener } from './listeners/grant-revoke-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
@@ -61,6 +62,15 @@ export function attachSlack(options: AttachSlackOptions): void {
     redact: options.redact,
     refreshHome: (userId) => publishHome(inbox, userId),
     now: options.now ?? Date.now,
+  });
+  registerEditModalListener(app, {
+    runtime,
+    slack,
+    logger,
+    directory,
+    installationEnterpriseId: options.enterpriseId,
+    redact: options.redact,
+    refreshHome: (userId) => publishHome(inbox, userId),
   });
   registerGrantRevokeListener(app, {
     ...inbox,

@@ -27,6 +27,8 @@ export interface ApprovalClick {
   readonly reason?: string;
   /** What an always-allow grants, from the grant modal. */
   readonly grant?: DecisionRequest['grant'];
+  /** With allow: the arguments as edited in the edit form. */
+  readonly edit?: DecisionRequest['edit'];
 }
 
 export interface ClickDeps {
@@ -60,6 +62,7 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       installationEnterpriseId: deps.installationEnterpriseId,
       ...(click.reason ? { reason: click.reason } : {}),
       ...(click.grant ? { grant: click.grant } : {}),
+      ...(click.edit ? { edit: click.edit } : {}),
     });
   } catch (error) {
     if (!isStoreFault(error)) throw error;
@@ -80,10 +83,20 @@ export async function handleApprovalClick(deps: ClickDeps, click: ApprovalClick)
       else if (click.origin.type === 'inbox') await tell(words.line);
       return;
     }
-    case 'vote-recorded':
+    case 'vote-recorded': {
+      const more = `${outcome.remaining} more approver${outcome.remaining === 1 ? '' : 's'} needed`;
       await tell(
-        `Your approval is counted. ${outcome.remaining} more approver${outcome.remaining === 1 ? '' : 's'} needed.`,
+        click.edit
+          ? `Your edit is saved and counts as your approval of the edited call; approvals start over for it, ${more}.`
+          : `Your approval is counted. ${more}.`,
       );
+      return;
+    }
+    case 'edit-refused':
+      await tell(`${outcome.problem} Nothing changed: the request still waits as it was.`);
+      return;
+    case 'arguments-changed':
+      await tell(describeRefusal('arguments-mismatch', outcome.approval));
       return;
     case 'already-voted':
       await tell('You have already approved this request; another approver has to add theirs.');

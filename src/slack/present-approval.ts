@@ -4,6 +4,7 @@ import { approversFor } from '../approvals/policy-lookup.js';
 import { redactKnownPatterns } from '../secrets/index.js';
 import type { Approval } from '../store/records.js';
 import type { ApprovalOutcome, ApprovalView } from './blocks/index.js';
+import { editFields } from './edit-fields.js';
 
 /** Row → what a card shows. Arguments are redacted for display; the hash still pins what runs. */
 export function presentApproval(
@@ -27,6 +28,15 @@ export function presentApproval(
       approval.requiredApprovals > 1
         ? { required: approval.requiredApprovals, approvedBy: [...approval.approvedBy] }
         : undefined,
+    editable: approval.decision === null && editFields(approval.arguments, (text) => text) !== undefined,
+    ...(approval.edit
+      ? {
+          edited: {
+            by: approval.edit.by,
+            proposedJson: redactKnownPatterns(JSON.stringify(approval.edit.proposedArguments) ?? 'null'),
+          },
+        }
+      : {}),
     threadLink: context.threadLink,
     channelId: context.channelId,
   };

@@ -75,6 +75,25 @@ export interface Approval {
   readonly always: boolean;
   /** Every message that carries this request's buttons, oldest first; a click on any of them decides it. */
   readonly cards: readonly ApprovalCard[];
+  /**
+   * Set once an approver edited the arguments: `arguments` and `argsHash` are then the edited ones (what
+   * is decided and what runs), and the model's proposal is kept here.
+   */
+  readonly edit: ApprovalEdit | null;
+}
+
+/** An approver's edit of a request's arguments before it was decided. */
+export interface ApprovalEdit {
+  /** The arguments as the model proposed them, before the first edit. */
+  readonly proposedArguments: unknown;
+  readonly proposedArgsHash: string;
+  /** The exact text the call runs with: its hash is the request's `argsHash`. */
+  readonly argumentsText: string;
+  /** Who edited last, and when. */
+  readonly by: string;
+  readonly at: number;
+  /** How many edits the request has had; each one starts the quorum over. */
+  readonly count: number;
 }
 
 export interface ApprovalCard {
@@ -108,6 +127,7 @@ export type AuditKind =
   | 'approval.denied'
   | 'approval.expired'
   | 'approval.vote'
+  | 'approval.edited'
   | 'approval.refused'
   | 'grant.created'
   | 'grant.revoked'

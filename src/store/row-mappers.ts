@@ -20,6 +20,7 @@ import type {
   Turn,
   TurnStatus,
 } from './records.js';
+import { approvalDetailsSchema } from './rules/edit-arguments.js';
 import { StoredRowInvalidError } from './store-errors.js';
 
 /**
@@ -185,9 +186,11 @@ export interface ApprovalRow {
   decision_reason: string | null;
 }
 
-const detailsSchema = z.object({ arguments: z.unknown() });
-
 export function toApproval(row: ApprovalRow, approvedBy: readonly string[], cards: readonly ApprovalCard[]) {
+  const details = parseJsonColumn(approvalDetailsSchema, row.details_json, {
+    table: 'approvals',
+    key: row.request_id,
+  });
   const approval: Approval = {
     requestId: row.request_id,
     conversationId: row.conversation_id,
@@ -197,8 +200,7 @@ export function toApproval(row: ApprovalRow, approvedBy: readonly string[], card
     toolName: row.tool_name,
     permissionType: row.permission_type,
     summary: row.summary,
-    arguments: parseJsonColumn(detailsSchema, row.details_json, { table: 'approvals', key: row.request_id })
-      .arguments,
+    arguments: details.arguments,
     argsHash: row.args_hash,
     reason: row.reason,
     requestedBy: row.requested_by,
@@ -212,6 +214,7 @@ export function toApproval(row: ApprovalRow, approvedBy: readonly string[], card
     decisionReason: row.decision_reason,
     always: row.always_allow === 1,
     cards,
+    edit: details.edit ?? null,
   };
   return approval;
 }

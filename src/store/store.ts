@@ -12,6 +12,7 @@ import type {
   Turn,
 } from './records.js';
 import type { AdmissionLimits } from './rules/admit-turn.js';
+import type { ArgumentsEdit } from './rules/edit-arguments.js';
 
 /**
  * Everything holdfast keeps. Each method that writes is one atomic transaction; callers never compose
@@ -294,6 +295,12 @@ export interface DecisionInput {
    * until revoked.
    */
   readonly grant?: Omit<NewGrant, 'toolName' | 'createdBy' | 'sourceRequestId'>;
+  /**
+   * With `allowed`: the decider edited the arguments first. The row takes the edited arguments and hash
+   * (the proposal is kept), every earlier vote is dropped since it was for other arguments, and the
+   * decider's approval is the first vote for the edited ones; all in the decision's commit.
+   */
+  readonly edit?: ArgumentsEdit;
 }
 
 export interface ResolveOptions {
@@ -326,6 +333,8 @@ export type ResolveResult =
       readonly turnReady: boolean;
       readonly claim?: ClaimedTurn;
     }
+  /** An edit made on arguments the request no longer holds (someone else edited first): nothing changed. */
+  | { readonly type: 'arguments-changed'; readonly approval: Approval }
   | { readonly type: 'unknown' };
 
 export interface PendingFilter {

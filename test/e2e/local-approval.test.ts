@@ -130,6 +130,80 @@ describe('local workspace in a browser', () => {
     expect(state.user).toBe('U0HOLDFAST');
   });
 
+  it('lets bob edit a call before allowing it, deny one with a reason, and grant one he later revokes', async () => {
+    const port = await freePort();
+    const decisions = await startHoldfastProcess({ port, dir: path.join(dir, 'decisions') });
+    onTestFinished(() => decisions.stop());
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    onTestFinished(() => page.close());
+    await page.goto(decisions.url);
+    await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
+    const modal = page.locator('#modal[open]');
+    const ask = async (command: string) => {
+      await switchTo(page, 'U0ALICE');
+      await page.fill('#channel-input', `@holdfast run \`${command}\``);
+      await page.press('#channel-input', 'Enter');
+      const card = approvalCard(page);
+      await card.waitFor({ timeout: 20_000 });
+      await expect.poll(() => card.textContent()).toContain(command);
+      await switchTo(page, 'U0BOB');
+      return card;
+    };
+    const decidedCard = (words: string) => page.locator('#thread-messages .message', { hasText: words });
+
+    // Edit, then allow: the form holds the command; the edited one runs, and the card says it was edited.
+    let card = await ask('echo proposed-in-browser');
+    await card.locator('[data-action-id="holdfast.approval.edit"]').click();
+    await modal.waitFor();
+    const command = modal.locator('[data-block="holdfast.edit.0"]');
+    expect(await command.inputValue()).toBe('echo proposed-in-browser');
+    await command.fill('echo edited-in-browser');
+    await shot(page, '8-edit-form');
+    await page.click('#modal-submit');
+    const edited = decidedCard('Arguments edited by');
+    await edited.waitFor({ timeout: 20_000 });
+    expect(await edited.textContent()).toContain('Allowed by @bob');
+    expect(await edited.textContent()).toContain('echo edited-in-browser');
+    const ran = page.locator('#thread-messages .message', { hasText: 'finished' });
+    await ran.waitFor({ timeout: 20_000 });
+    expect(await ran.textContent()).toContain('edited-in-browser');
+    await shot(page, '9-edited-and-allowed');
+
+    // Deny with a reason: the card and the thread say why.
+    card = await ask('echo denied-in-browser');
+    await card.locator('[data-action-id="holdfast.approval.deny"]').click();
+    await modal.waitFor();
+    await modal.locator('[data-block="holdfast.deny.reason"]').fill('not during the freeze');
+    await page.click('#modal-submit');
+    const denied = decidedCard('Denied by @bob');
+    await denied.waitFor({ timeout: 20_000 });
+    expect(await denied.textContent()).toContain('not during the freeze');
+    await shot(page, '10-denied-with-a-reason');
+
+    // Always allow…: the grant form's defaults (this thread, one hour), then the grant revoked from Home.
+    card = await ask('echo granted-in-browser');
+    await card.locator('[data-action-id="holdfast.approval.always"]').click();
+    await modal.waitFor();
+    expect(await modal.textContent()).toContain('What it covers');
+    await shot(page, '11-grant-form');
+    await page.click('#modal-submit');
+    const granted = decidedCard('with a grant');
+    await granted.waitFor({ timeout: 20_000 });
+    await page.click('[data-home]');
+    const revoke = page.locator('#home [data-action-id="holdfast.grant.revoke"]');
+    await revoke.waitFor({ timeout: 15_000 });
+    expect(await page.locator('#home').textContent()).toContain('Your standing grants');
+    await shot(page, '12-grant-in-home');
+    await revoke.click();
+    await page.locator('#confirm[open]').waitFor();
+    await page.click('#confirm-ok');
+    await expect
+      .poll(() => page.locator('#home').textContent(), { timeout: 15_000 })
+      .toContain('You have no standing grants.');
+    expect(await revoke.count()).toBe(0);
+    await shot(page, '13-grant-revoked');
+  });
+
   it('keeps a page on another site out, and lets a link from one sign in with the printed URL', async () => {
     const port = await freePort();
     const other = await startHoldfastProcess({ port, dir: path.join(dir, 'other-site') });

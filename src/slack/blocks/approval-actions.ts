@@ -10,6 +10,8 @@ export const APPROVAL_ACTION_IDS = {
   allow: 'holdfast.approval.allow',
   deny: 'holdfast.approval.deny',
   always: 'holdfast.approval.always',
+  /** Opens the arguments in a form to edit before allowing. */
+  edit: 'holdfast.approval.edit',
   /** Opens the whole arguments in a modal; decides nothing. */
   view: 'holdfast.approval.view',
 } as const;
@@ -105,6 +107,16 @@ function alwaysButton(view: ApprovalView): Button {
   };
 }
 
+function editButton(view: ApprovalView): Button {
+  // No confirmation: the button opens the form, and the form's submit is the decision.
+  return {
+    type: 'button',
+    action_id: APPROVAL_ACTION_IDS.edit,
+    text: plain('Edit…', BLOCK_KIT_LIMITS.buttonText),
+    value: view.requestId,
+  };
+}
+
 function viewButton(view: ApprovalView): Button {
   return {
     type: 'button',
@@ -117,14 +129,20 @@ function viewButton(view: ApprovalView): Button {
 
 /**
  * The approval buttons, each valued with the request id, in a block whose id carries the arguments
- * fingerprint. Deciding: Allow (primary, confirmed), Deny (danger), Always allow in this thread.
+ * fingerprint. Deciding: Allow (primary, confirmed), Deny (danger), Edit… (when the arguments fit a form),
+ * Always allow….
  * Arguments cut short: View full arguments and Deny, since Allow and Always allow would run what the
  * approver has not seen.
  */
 export function buildApprovalActions(view: ApprovalView, choice: ApprovalChoice): ActionsBlock {
   const elements: Button[] =
     choice === 'decide'
-      ? [allowButton(view), denyButton(view), alwaysButton(view)]
+      ? [
+          allowButton(view),
+          denyButton(view),
+          ...(view.editable ? [editButton(view)] : []),
+          alwaysButton(view),
+        ]
       : choice === 'view-first'
         ? [viewButton(view), denyButton(view)]
         : [denyButton(view)];

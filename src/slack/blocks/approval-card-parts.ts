@@ -138,6 +138,20 @@ export function argumentsSection(view: ApprovalView): ArgumentsSection {
   };
 }
 
+/** "✏️ Edited by @bob. Proposed: `…`": an edited request says so, with what the model asked for. */
+export function editContext(view: ApprovalView): ContextBlock | undefined {
+  if (!view.edited) return undefined;
+  const proposed = argumentPreview(view.edited.proposedJson);
+  return {
+    type: 'context',
+    elements: [
+      mrkdwn(
+        `✏️ Arguments edited by ${mentionUser(view.edited.by)}. Proposed: ${proposed === '' ? '_none_' : `\`${proposed}\``}`,
+      ),
+    ],
+  };
+}
+
 export function requestContext(
   view: ApprovalView,
   options: CardOptions & { pending: boolean },

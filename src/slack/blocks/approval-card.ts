@@ -5,6 +5,7 @@ import { buildApprovalActions } from './approval-actions.js';
 import {
   argumentsSection,
   type CardOptions,
+  editContext,
   fallbackSubject,
   header,
   mentionList,
@@ -30,10 +31,12 @@ const FALLBACK_MENTIONS_MAX = 1000;
 export function buildApprovalCard(view: ApprovalView, options: CardOptions = {}): SlackMessage {
   const pending = { ...options, pending: true };
   const args = argumentsSection(view);
+  const edited = editContext(view);
   const blocks: KnownBlock[] = [
     header('Approval needed'),
     summarySection(view, pending),
     args.block,
+    ...(edited ? [edited] : []),
     requestContext(view, pending),
     buildApprovalActions(view, args.whole ? 'decide' : 'view-first'),
   ];
@@ -56,10 +59,12 @@ export function buildDecidedCard(
   const decided = { ...options, pending: false };
   const words = describeOutcome(outcome, options);
   const outcomeSection: SectionBlock = { type: 'section', text: mrkdwn(words.line) };
+  const edited = editContext(view);
   const blocks: KnownBlock[] = [
     header(words.title),
     summarySection(view, decided),
     argumentsSection(view).block,
+    ...(edited ? [edited] : []),
     requestContext(view, decided),
     outcomeSection,
   ];

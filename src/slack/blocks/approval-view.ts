@@ -23,6 +23,10 @@ export interface ApprovalView {
   approverMentions: { users: string[]; groups: string[] };
   /** Multi-approver requests. */
   quorum?: { required: number; approvedBy: string[] };
+  /** Whether the arguments can be edited in a form before allowing (the card then offers Edit…). */
+  editable?: boolean;
+  /** Set once an approver edited the arguments: who, and the proposal (redacted JSON) they replaced. */
+  edited?: { by: string; proposedJson: string };
   /** Permalink to the thread (for inbox entries). */
   threadLink?: string;
   channelId: string;

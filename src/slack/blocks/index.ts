@@ -36,6 +36,7 @@ export {
   DENY_REASON_MAX,
 } from './deny-reason-modal.js';
 export { describeOutcome, type OutcomeWords } from './describe-outcome.js';
+export { buildEditArgumentsModal, EDIT_CALLBACK_ID, type EditFormField } from './edit-arguments-modal.js';
 export { escapeInvisible } from './escape-invisible.js';
 export { buildGrantList, GRANT_REVOKE_ACTION_ID, type GrantListItem, grantLine } from './grant-list.js';
 export {

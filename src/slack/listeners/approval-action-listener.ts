@@ -8,7 +8,7 @@ import { blockActionsSchema } from '../payloads.js';
 import { type ApprovalButtonClick, readApprovalClick } from '../read-approval-click.js';
 import { showFullArguments } from '../show-full-arguments.js';
 
-const decisionAction = /^holdfast\.approval\.(allow|deny|always)$/;
+const decisionAction = /^holdfast\.approval\.(allow|deny|always|edit)$/;
 
 export interface ApprovalActionDeps extends Omit<ClickDeps, 'respond'> {
   readonly directory: ApproverDirectory;
@@ -40,9 +40,10 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
     const action = click?.kind;
     if (!click || !action || action === 'view') return;
     const clickDeps = { ...deps, respond: privately(click, respond) };
-    // Deny asks for an optional reason and Always allow for what to grant, before either decides.
+    // Deny asks for an optional reason, Always allow for what to grant and Edit for the arguments to allow,
+    // before any of them decides.
     let asked = false;
-    if (action === 'deny' || action === 'always')
+    if (action === 'deny' || action === 'always' || action === 'edit')
       asked = (await askDecisionForm(clickDeps, click, action)) === 'asked';
     else await handleApprovalClick(clickDeps, { ...click, action });
     // A form opened decides nothing yet: the Home is rebuilt when it is submitted.

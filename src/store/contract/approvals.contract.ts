@@ -56,6 +56,7 @@ export function describeApprovalsContract(open: StoreContractFactory): void {
         decisionReason: null,
         always: false,
         cards: [],
+        edit: null,
       });
       const events = await store.audit.list({ approvalId: approval.requestId });
       expect(events.map((e) => [e.kind, e.actor, e.conversationId])).toEqual([

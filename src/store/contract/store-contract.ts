@@ -3,6 +3,7 @@ import type { OutboxEntry } from '../../outbox/outbox-message.js';
 import type { Store } from '../store.js';
 import { describeApprovalCardsContract } from './approval-cards.contract.js';
 import { describeApprovalDecisionsContract } from './approval-decisions.contract.js';
+import { describeApprovalEditsContract } from './approval-edits.contract.js';
 import { describeApprovalsContract } from './approvals.contract.js';
 import { describeAuditContract } from './audit.contract.js';
 import { describeBatchesContract } from './batches.contract.js';
@@ -64,6 +65,7 @@ export function describeStoreContract(factory: StoreContractFactory): void {
   describeTranscriptContract(factory);
   describeApprovalsContract(factory);
   describeApprovalDecisionsContract(factory);
+  describeApprovalEditsContract(factory);
   describeApprovalCardsContract(factory);
   describeGrantsContract(factory);
   describeAuditContract(factory);

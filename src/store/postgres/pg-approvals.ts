@@ -1,5 +1,6 @@
 import { outboxKeys } from '../../outbox/outbox-message.js';
 import type { Approval } from '../records.js';
+import { cardState, changedArguments, editedDetails } from '../rules/edit-arguments.js';
 import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type {
   ApprovalStore,
@@ -120,6 +121,28 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
       claim: await claimIfReady(ready),
     };
   }
+  const current = toPgApproval(row);
+  let edits = current.edit?.count ?? 0;
+  if (input.decision === 'allowed' && input.edit) {
+    const { edit } = input;
+    const next = editedDetails(current, edit, input.decidedBy, tx.now);
+    // An edit applies only to the arguments the editor saw, and only while the request is open.
+    const applied = await tx.run(
+      `UPDATE approvals SET details_json = $2, args_hash = $3, summary = $4
+       WHERE request_id = $1 AND decision IS NULL AND args_hash = $5`,
+      [row.request_id, next.json, edit.argsHash, edit.summary, edit.fromArgsHash],
+    );
+    if (applied === 0) return { type: 'arguments-changed', approval: current };
+    // Approvals given so far were for the arguments as they were; the quorum starts over.
+    await tx.run('DELETE FROM approval_votes WHERE request_id = $1', [row.request_id]);
+    edits = next.edit.count;
+    await record(tx, row, input.decidedBy, 'approval.edited', {
+      fromArgsHash: edit.fromArgsHash,
+      argsHash: edit.argsHash,
+      changed: changedArguments(current.arguments, edit.arguments),
+      edits,
+    });
+  }
   let counted = false;
   let total = 0;
   if (input.decision === 'allowed') {
@@ -134,14 +157,19 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
     );
     total = votes?.n ?? 0;
   }
-  const tally = tallyDecision(input, { counted, total, required: row.required_approvals });
+  // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
+  const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
+    counted,
+    total,
+    required: row.required_approvals,
+  });
   if (tally.type === 'already-voted') return { type: 'already-voted', approval: toPgApproval(row) };
   if (tally.type === 'vote-recorded') {
     await record(tx, row, input.decidedBy, 'approval.vote', {
       votes: tally.votes,
       required: row.required_approvals,
     });
-    await rewriteCards(tx, row, `votes-${tally.votes}`, deliverAs);
+    await rewriteCards(tx, row, cardState(edits, `votes-${tally.votes}`), deliverAs);
     return {
       type: 'vote-recorded',
       approval: await approvalInside(tx, row.request_id),

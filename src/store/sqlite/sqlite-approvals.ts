@@ -1,6 +1,7 @@
 import { outboxKeys } from '../../outbox/outbox-message.js';
 import type { Approval } from '../records.js';
 import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
+import { cardState } from '../rules/edit-arguments.js';
 import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type {
   ApprovalStore,
@@ -13,6 +14,7 @@ import type {
   ResolveOptions,
   ResolveResult,
 } from '../store.js';
+import { prepareApprovalEdit } from './sqlite-approval-edit.js';
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
@@ -111,6 +113,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const vote = db.prepare(
     'INSERT INTO approval_votes (request_id, user_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
+  const applyEdit = prepareApprovalEdit(context);
   const createGrant = prepareGrantCreate(context);
   const pendingForTurn = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
@@ -217,9 +220,17 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
           claim: claimIfReady(ready),
         };
       }
+      const current = toApproval(row);
+      let edits = current.edit?.count ?? 0;
+      if (input.decision === 'allowed' && input.edit) {
+        const applied = applyEdit(current, input.edit, input.decidedBy, at);
+        if (applied === undefined) return { type: 'arguments-changed', approval: current };
+        edits = applied;
+      }
       const counted =
         input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
-      const tally = tallyDecision(input, {
+      // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
+      const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
         counted,
         total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
         required: row.required_approvals,
@@ -228,7 +239,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       if (tally.type === 'vote-recorded') {
         const { votes, remaining } = tally;
         record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
-        rewriteCards(row, `votes-${votes}`, at, deliverAs);
+        rewriteCards(row, cardState(edits, `votes-${votes}`), at, deliverAs);
         return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
       }
       const always = tally.always;

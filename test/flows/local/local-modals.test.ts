@@ -89,6 +89,63 @@ describe('modals in the local workspace', () => {
     expect((await modalOf(tab, 'U0BOB')).modal).toBeNull();
   });
 
+  it('opens the edit form in front of the approver, and runs the edited command', async () => {
+    const tab = await startLocalHoldfast();
+    await tab.post('/ui/message', {
+      user: 'U0ALICE',
+      channel: 'C0OPS',
+      text: '<@U0HOLDFAST> run `echo proposed-locally`',
+    });
+    const card = await waitForState(
+      tab,
+      'U0BOB',
+      (state) => state.messages.find((message) => button(message, 'holdfast.approval.edit')),
+      'an approval card with Edit…',
+    );
+    const edit = button(card, 'holdfast.approval.edit');
+
+    await tab.post('/ui/click', {
+      user: 'U0BOB',
+      channel: card.channel,
+      message_ts: card.ts,
+      action_id: 'holdfast.approval.edit',
+      value: edit?.element.value,
+      block_id: edit?.block.block_id,
+    });
+    const opened = await waitForState(
+      tab,
+      'U0BOB',
+      (state) => (state as unknown as ModalState).modal ?? undefined,
+      'the edit form',
+    );
+    expect(opened.view.callback_id).toBe('holdfast.approval.edit');
+    const field = opened.view.blocks.find((block) => block.type === 'input');
+    expect(field?.block_id).toBe('holdfast.edit.0');
+
+    const submitted = await tab.post('/ui/submit', {
+      user: 'U0BOB',
+      view_id: opened.id,
+      values: { 'holdfast.edit.0': { value: { text: 'echo edited-locally' } } },
+    });
+    expect(JSON.parse(submitted.text)).toEqual({ ok: true });
+    const decided = await waitForState(
+      tab,
+      'U0BOB',
+      (state) =>
+        state.messages.find((message) => message.ts === card.ts && message.text.includes('Allowed by')),
+      'the card rewritten as allowed',
+    );
+    expect(JSON.stringify(decided.blocks)).toContain('Arguments edited by');
+    const answer = await waitForState(
+      tab,
+      'U0BOB',
+      (state) =>
+        state.messages.find((message) => message.text.includes('edited-locally') && message.ts !== card.ts),
+      'the answer from the edited command',
+    );
+    expect(answer.text).not.toContain('ran: echo proposed-locally');
+  });
+
   it('lists what each status reaction means', async () => {
     const tab = await startLocalHoldfast();
     const { legend } = await modalOf(tab, 'U0ALICE');

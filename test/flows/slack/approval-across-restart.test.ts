@@ -33,12 +33,15 @@ describe('an approval over Slack', () => {
     expect(buttons.map((button) => button.action_id)).toEqual([
       'holdfast.approval.allow',
       'holdfast.approval.deny',
+      'holdfast.approval.edit',
       'holdfast.approval.always',
     ]);
-    const [allow, deny, always] = buttons;
+    const [allow, deny, edit, always] = buttons;
     expect(allow).toMatchObject({ style: 'primary', value: card.requestId });
     expect(allow?.confirm).toBeDefined();
     expect(deny).toMatchObject({ style: 'danger', value: card.requestId });
+    expect(edit).toMatchObject({ value: card.requestId });
+    expect(edit?.confirm).toBeUndefined();
     expect(always).toMatchObject({ value: card.requestId });
     expect(card.requestId).toMatch(/^[A-Za-z0-9_-]{22,}$/);
     const fallback = String(card.call.params.text);

@@ -233,7 +233,7 @@ describe('deciding an approval from its card', () => {
     expect(await ephemeralFor(slack, people.bob)).toBe('Your approval is counted. 1 more approver needed.');
     const counted = await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
     expect(JSON.stringify(counted.params.blocks)).toContain('1 of 2');
-    expect(approvalButtons(counted.params.blocks)).toHaveLength(3);
+    expect(approvalButtons(counted.params.blocks)).toHaveLength(4);
     expect(runs).toEqual([]);
 
     await slack.click('allow', card, { user: people.carol });

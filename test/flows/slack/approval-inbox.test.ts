@@ -42,6 +42,7 @@ describe('the approvals inbox', () => {
     expect(buttons.map((button) => button.action_id)).toEqual([
       'holdfast.approval.allow',
       'holdfast.approval.deny',
+      'holdfast.approval.edit',
       'holdfast.approval.always',
     ]);
     expect(buttons.every((button) => button.value === card.requestId)).toBe(true);

@@ -92,7 +92,7 @@ export interface SlackHarness {
    * card's buttons were posted with (`card.blockId`), the way Slack echoes it.
    */
   click(
-    action: 'allow' | 'deny' | 'always' | 'view',
+    action: 'allow' | 'deny' | 'always' | 'edit' | 'view',
     card: { requestId: string; channel: string; ts: string; threadTs?: string; blockId?: string },
     options?: {
       user?: string;

@@ -1,0 +1,119 @@
+import type { App } from '@slack/bolt';
+import {
+  type ApproverDirectory,
+  bindingMismatch,
+  recordRefusal,
+  refusalFor,
+} from '../../approvals/decide-approval.js';
+import type { Redact } from '../../secrets/index.js';
+import { EDIT_CALLBACK_ID } from '../blocks/index.js';
+import { editFields, readEditedArguments } from '../edit-fields.js';
+import { type ApprovalClick, type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
+import { viewSubmissionSchema } from '../payloads.js';
+import { readDecisionModal } from '../read-decision-modal.js';
+
+export interface EditModalDeps extends Omit<ClickDeps, 'respond'> {
+  readonly directory: ApproverDirectory;
+  readonly redact: Redact;
+  /** Rebuilds the App Home of someone who decided from it. */
+  readonly refreshHome: (userId: string) => Promise<void>;
+}
+
+/**
+ * Submissions of the edit form. What can be fixed in the form (JSON that does not parse, arguments the
+ * tool refuses, a call a deny rule blocks) is answered beside the inputs with the form left open, and
+ * changes nothing; anything else is acknowledged and decided as an Allow with the edited arguments, with
+ * every check of a click made again.
+ */
+export function registerEditModalListener(app: App, deps: EditModalDeps): void {
+  app.view(EDIT_CALLBACK_ID, async ({ ack, body }) => {
+    const parsed = viewSubmissionSchema.safeParse(body);
+    const submission = parsed.success ? readDecisionModal(parsed.data) : undefined;
+    if (!submission) {
+      await ack();
+      deps.logger.warn('ignoring an edit form that holdfast did not open');
+      return;
+    }
+    const { metadata } = submission;
+    const click: ApprovalClick = {
+      requestId: metadata.requestId,
+      action: 'allow',
+      userId: submission.userId,
+      teamId: submission.teamId,
+      origin: submission.origin,
+      argsFingerprint: metadata.argsFingerprint,
+      replyTo: metadata.replyTo?.channel
+        ? { channel: metadata.replyTo.channel, threadTs: metadata.replyTo.threadTs }
+        : undefined,
+    };
+    const decide = async (edited: Record<string, unknown>) => {
+      await ack();
+      await handleApprovalClick(deps, { ...click, edit: { arguments: edited } });
+      if (metadata.fromHome) {
+        await deps.refreshHome(submission.userId).catch((error: unknown) => {
+          deps.logger.warn({ err: error }, 'could not refresh App Home after a decision');
+        });
+      }
+    };
+    const store = deps.runtime.store;
+    const approval = await store.approvals.get(metadata.requestId);
+    const original = recordOf(approval?.arguments);
+    const fields = approval ? editFields(approval.arguments, deps.redact) : undefined;
+    // A request decided, edited by someone else, or not theirs to decide: the click's own checks say so.
+    const settled =
+      !approval ||
+      !fields ||
+      approval.decision !== null ||
+      (await bindingMismatch({ store }, approval, {
+        ...click,
+        installationEnterpriseId: deps.installationEnterpriseId,
+      })) !== undefined ||
+      (await refusalFor(
+        { policy: deps.runtime.policy, directory: deps.directory },
+        approval,
+        click.userId,
+        'allow',
+      )) !== undefined;
+    if (settled) {
+      await decide(original);
+      return;
+    }
+    const read = readEditedArguments(fields, original, submission);
+    if (read.type === 'errors') {
+      await ack({ response_action: 'errors', errors: read.errors });
+      return;
+    }
+    const check = await deps.runtime.checkEdit(approval, read.arguments);
+    if (check.type === 'refused') {
+      // The form stays open with the reason beside the argument that was changed; nothing is written
+      // but the refusal's audit row.
+      await recordRefusal(
+        { store, logger: deps.logger },
+        { ...click, action: 'edit' },
+        'edit-refused',
+        approval,
+        {
+          problem: check.reason,
+        },
+      );
+      const changed = fields.find(
+        (field) => JSON.stringify(original[field.name]) !== JSON.stringify(read.arguments[field.name]),
+      );
+      const where = changed ?? fields.find((field) => field.kind !== 'kept');
+      await ack({
+        response_action: 'errors',
+        errors: {
+          [where?.blockId ?? 'holdfast.edit.0']: `${check.problem} Nothing changed.`.slice(0, 2_000),
+        },
+      });
+      return;
+    }
+    await decide(read.arguments);
+  });
+}
+
+function recordOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
