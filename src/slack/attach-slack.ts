@@ -31,6 +31,8 @@ export interface AttachSlackOptions {
   readonly redact: Redact;
   /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
   readonly workingAfterMs?: number;
+  /** How often a working turn's status line is sent again (see createSlackTurnObserver). */
+  readonly statusRefreshMs?: number;
   /** Answers shown as they are written; shared with delivery, whose answers replace them. */
   readonly live?: LiveAnswers;
   /** The clock grants expire by. */
@@ -81,6 +83,7 @@ export function attachSlack(options: AttachSlackOptions): void {
       store: runtime.store,
       logger,
       workingAfterMs: options.workingAfterMs,
+      statusRefreshMs: options.statusRefreshMs,
       live: options.live,
     }),
   );

@@ -52,6 +52,7 @@ export interface HarnessOptions {
   /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
   readonly delivery?: HoldfastOverrides['delivery'];
   readonly workingAfterMs?: number;
+  readonly statusRefreshMs?: number;
   /**
    * Live answers (streams, tasks). Off unless a test asks: a turn that happens to run long on a busy
    * machine would otherwise stream in a test about something else.
@@ -172,6 +173,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       now: options.now,
       delivery: options.delivery,
       workingAfterMs: options.workingAfterMs,
+      statusRefreshMs: options.statusRefreshMs,
       live: options.live ?? { showAfterMs: Number.POSITIVE_INFINITY },
     });
 
