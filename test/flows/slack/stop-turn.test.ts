@@ -37,8 +37,15 @@ function stopButtonOf(call: SlackApiCall): { value: string } | undefined {
 }
 
 /** A signed click on the Stop button, the way Slack sends it. */
-function clickStop(slack: SlackHarness, turnId: string, user: string, streamTs: string, threadTs: string) {
-  return slack.post({
+function clickStop(
+  slack: SlackHarness,
+  turnId: string,
+  user: string,
+  streamTs: string,
+  threadTs: string,
+  post: SlackHarness['post'] = slack.post,
+) {
+  return post({
     payload: {
       type: 'block_actions',
       team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
@@ -242,6 +249,63 @@ describe('Stop', () => {
     ).toEqual([{ actor: people.alice, kind: 'turn.stopped' }]);
     // Nothing left to stop.
     expect(stopButtonsIn(await approvalsReply(slack, people.alice, 'inbox-alice-after'))).toEqual([]);
+  });
+
+  it('a Stop pressed on another process is carried out by the one running the turn: killed, stream closed, marked failed', async () => {
+    const dir = tempDir('holdfast-stop-elsewhere-');
+    const pidFile = path.join(dir.path, 'job.pid');
+    const runs: string[] = [];
+    const slowJob = defineTool({
+      name: 'slow_job',
+      description: 'Runs the nightly job.',
+      parameters: z.object({}),
+      permission: () => ({ type: 'allow', reason: 'test' }),
+      async execute(_args, context) {
+        runs.push('slow_job');
+        const outcome = await runProcess({
+          command: `sleep 30 & echo $! > '${pidFile}'; wait`,
+          cwd: dir.path,
+          env: { PATH: process.env.PATH ?? '' },
+          timeoutMs: 60_000,
+          outputLimit: 10_000,
+          signal: context.signal,
+        });
+        return outcome.aborted ? 'aborted' : 'finished';
+      },
+    });
+    const model: ChatModel = new ScriptedChatModel([reply.toolCalls(['slow_job', {}])]);
+    // A short lease: the running process learns of the stop at its next renewal.
+    const slack = await startSlackHarness({ model, tools: [slowJob as Tool], live, leaseMs: 600 });
+
+    const threadTs = await slack.mention('run the nightly job');
+    const start = await slack.api.waitFor('chat.startStream', (call) => stopButtonOf(call) !== undefined);
+    const button = stopButtonOf(start) as { value: string };
+    const streamTs = String(start.response.ts);
+    await eventually(
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      'the job to start',
+    );
+    const jobPid = Number(readFileSync(pidFile, 'utf8').trim());
+
+    // The click reaches a second process, which does not run the turn.
+    const other = await slack.startAnother({ model: new ScriptedChatModel([]), tools: [slowJob as Tool] });
+    const click = (body: Parameters<SlackHarness['post']>[0]) => other.post(body);
+    expect((await clickStop(slack, button.value, people.alice, streamTs, threadTs, click)).status).toBe(200);
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('Stopped by'));
+
+    // The first process notices, kills the job, closes its stream and marks the request failed.
+    await eventually(() => !alive(jobPid), 'the job to be killed');
+    await slack.api.waitFor('chat.stopStream', (call) => call.params.ts === streamTs);
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'x');
+    await slack.settle();
+    expect(slack.api.message(channel, streamTs)?.streaming).toBe(false);
+    expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
+      { status: 'failed', error_code: 'turn_stopped' },
+    ]);
+    expect(
+      readRows(slack.databasePath, "SELECT actor, kind FROM audit_events WHERE kind = 'turn.stopped'"),
+    ).toEqual([{ actor: people.alice, kind: 'turn.stopped' }]);
+    expect(runs).toEqual(['slow_job']);
   });
 
   it('stopping a turn that waits on an approval declines the request and rewrites its card', async () => {
