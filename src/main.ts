@@ -66,6 +66,8 @@ export interface HoldfastOverrides {
   readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
   /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
   readonly workingAfterMs?: number;
+  /** How often a working turn's status line is sent again (tests make it short). */
+  readonly statusRefreshMs?: number;
   /** Where the app's metrics are registered (a new registry when not given). */
   readonly metricsRegistry?: Registry;
   /**
@@ -277,6 +279,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact,
       workingAfterMs: overrides.workingAfterMs,
       busy,
+      statusRefreshMs: overrides.statusRefreshMs,
       live,
       now,
     });

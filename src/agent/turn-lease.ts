@@ -1,14 +1,19 @@
 import type { Logger } from 'pino';
 import type { Fence, Store } from '../store/store.js';
 import { LeaseLostError } from '../store/store-errors.js';
+import { TurnStoppedError } from './agent-errors.js';
 
 export interface TurnLeaseOptions {
   readonly store: Store;
   readonly fence: Fence;
   readonly leaseMs: number;
   readonly logger: Logger;
-  /** Called once, when another process has taken the turn: everything running for it must stop. */
-  readonly onLost: (error: LeaseLostError) => void;
+  /**
+   * Called once, when the turn is no longer this process's: another process took it (LeaseLostError), or
+   * someone stopped it, maybe through another process (TurnStoppedError). Everything running for it must
+   * stop.
+   */
+  readonly onLost: (error: LeaseLostError | TurnStoppedError) => void;
 }
 
 /**
@@ -18,7 +23,7 @@ export interface TurnLeaseOptions {
 export class TurnLease {
   readonly #options: TurnLeaseOptions;
   #timer: NodeJS.Timeout | undefined;
-  #lost: LeaseLostError | undefined;
+  #lost: LeaseLostError | TurnStoppedError | undefined;
   #renewing = false;
 
   constructor(options: TurnLeaseOptions) {
@@ -47,9 +52,13 @@ export class TurnLease {
     const { store, fence, leaseMs, logger } = this.#options;
     try {
       if (await store.turns.renewLease(fence, leaseMs)) return;
-      this.#lost = new LeaseLostError(fence.turnId);
+      // A turn stopped on disk (by a process that does not run it) renews no more either: it is the stop
+      // that this process must carry out, not a takeover.
+      const stoppedBy = stopperOf(await store.turns.get(fence.turnId).catch(() => undefined));
+      this.#lost = stoppedBy ? new TurnStoppedError(stoppedBy) : new LeaseLostError(fence.turnId);
       this.stop();
-      logger.warn({ turnId: fence.turnId }, 'lease lost: another process took this turn over');
+      if (stoppedBy) logger.info({ turnId: fence.turnId, stoppedBy }, 'the turn was stopped elsewhere');
+      else logger.warn({ turnId: fence.turnId }, 'lease lost: another process took this turn over');
       this.#options.onLost(this.#lost);
     } catch (error) {
       // The store is briefly unavailable; the next tick tries again, and the fence guards every write.
@@ -58,4 +67,12 @@ export class TurnLease {
       this.#renewing = false;
     }
   }
+}
+
+/** Who stopped a turn, from the failure `stopTurn` recorded; undefined when it did not end that way. */
+function stopperOf(
+  turn: { status: string; errorCode: string | null; errorMessage: string | null } | undefined,
+): string | undefined {
+  if (turn?.status !== 'failed' || turn.errorCode !== new TurnStoppedError('').code) return undefined;
+  return /<@([UW][A-Z0-9]+)>/.exec(turn.errorMessage ?? '')?.[1] ?? 'someone';
 }

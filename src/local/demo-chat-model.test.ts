@@ -22,6 +22,12 @@ const onlyCall = async (content: string, tools = allTools) => {
 };
 
 describe('demo chat model', () => {
+  it('says which tool it is about to use, so a live answer has text while the tool runs', async () => {
+    const reply = await ask('@alice: run `sleep 5`');
+    expect(reply.content).toBe('Using `run_shell` for this.');
+    expect(reply.toolCalls.map((call) => call.name)).toEqual(['run_shell']);
+  });
+
   it('runs a shell command given in backticks or plainly', async () => {
     expect(await onlyCall('@alice: @holdfast run `df -h`')).toEqual({
       name: 'run_shell',

@@ -25,7 +25,11 @@ function replyTo(message: string, request: ChatRequest): ModelReply {
   const has = (name: string) => request.tools.some((tool) => tool.name === name);
   const call = (name: string, args: Record<string, unknown>): ModelReply =>
     has(name)
-      ? { content: null, toolCalls: [{ id: callId(request), name, arguments: JSON.stringify(args) }] }
+      ? {
+          // Said before the call, as a real model often does: a live answer shows it while the tool runs.
+          content: `Using \`${name}\` for this.`,
+          toolCalls: [{ id: callId(request), name, arguments: JSON.stringify(args) }],
+        }
       : text(`The \`${name}\` tool is not configured here.`);
 
   const shell = /\brun\s+`([^`]+)`/i.exec(message) ?? /\brun\s+(.+?)\s*$/i.exec(message);

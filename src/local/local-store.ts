@@ -14,8 +14,27 @@ export interface LocalMessage {
   readonly blocks: readonly unknown[];
   /** What an app attached with `metadata` (holdfast: the outbox key a post delivers). */
   readonly metadata?: LocalMetadata;
+  /** Set on a message made with `chat.startStream`. */
+  readonly stream?: LocalStream;
   readonly edited: boolean;
 }
+
+export const localStreamSchema = z.object({
+  /** Open for `chat.appendStream` until `chat.stopStream`. */
+  open: z.boolean(),
+  /** Task cards in the order they first came, each as last updated. */
+  tasks: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      status: z.enum(['pending', 'in_progress', 'complete', 'error']),
+      details: z.string().optional(),
+    }),
+  ),
+  /** Blocks streamed as `blocks` chunks (holdfast's Stop button). */
+  blocks: z.array(z.unknown()),
+});
+export type LocalStream = z.output<typeof localStreamSchema>;
 
 export const localMetadataSchema = z.object({
   event_type: z.string(),
@@ -46,6 +65,11 @@ const parseBlocks = (text: string | null): unknown[] => {
   const parsed = blocksJson.safeParse(JSON.parse(text));
   return parsed.success ? parsed.data : [];
 };
+const parseStream = (text: string | null): LocalStream | undefined => {
+  if (!text) return undefined;
+  const parsed = localStreamSchema.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : undefined;
+};
 const parseMetadata = (text: string | null): LocalMetadata | undefined => {
   if (!text) return undefined;
   const parsed = localMetadataSchema.safeParse(JSON.parse(text));
@@ -61,6 +85,7 @@ interface MessageRow {
   text: string;
   blocks: string | null;
   metadata: string | null;
+  stream: string | null;
   edited: number;
 }
 
@@ -104,6 +129,8 @@ export class LocalStore {
     const columns = this.#db.prepare('PRAGMA table_info(messages)').all() as Array<{ name: string }>;
     if (!columns.some((column) => column.name === 'metadata'))
       this.#db.exec('ALTER TABLE messages ADD COLUMN metadata TEXT');
+    if (!columns.some((column) => column.name === 'stream'))
+      this.#db.exec('ALTER TABLE messages ADD COLUMN stream TEXT');
   }
 
   /** Slack ts values are unique and sort by time; the last one is kept so a restart never reuses one. */
@@ -128,8 +155,8 @@ export class LocalStore {
     const ts = this.nextTs();
     this.#db
       .prepare(
-        `INSERT INTO messages (channel, ts, thread_ts, user, bot_id, text, blocks, metadata)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (channel, ts, thread_ts, user, bot_id, text, blocks, metadata, stream)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         message.channel,
@@ -140,6 +167,7 @@ export class LocalStore {
         message.text,
         message.blocks.length > 0 ? JSON.stringify(message.blocks) : null,
         message.metadata ? JSON.stringify(message.metadata) : null,
+        message.stream ? JSON.stringify(message.stream) : null,
       );
     return { ...message, ts, edited: false };
   }
@@ -149,10 +177,21 @@ export class LocalStore {
     if (!existing) return undefined;
     const text = change.text ?? existing.text;
     const blocks = change.blocks ?? existing.blocks;
+    // A rewritten stream is an ordinary message from then on: its new text and blocks are all it shows.
     this.#db
-      .prepare('UPDATE messages SET text = ?, blocks = ?, edited = 1 WHERE channel = ? AND ts = ?')
+      .prepare(
+        'UPDATE messages SET text = ?, blocks = ?, stream = NULL, edited = 1 WHERE channel = ? AND ts = ?',
+      )
       .run(text, blocks.length > 0 ? JSON.stringify(blocks) : null, channel, ts);
-    return { ...existing, text, blocks, edited: true };
+    const { stream: _rewritten, ...rest } = existing;
+    return { ...rest, text, blocks, edited: true };
+  }
+
+  /** A stream grew (`chat.appendStream`) or ended (`chat.stopStream`); not an edit. */
+  updateStream(channel: string, ts: string, change: { text: string; stream: LocalStream }): void {
+    this.#db
+      .prepare('UPDATE messages SET text = ?, stream = ? WHERE channel = ? AND ts = ?')
+      .run(change.text, JSON.stringify(change.stream), channel, ts);
   }
 
   message(channel: string, ts: string): LocalMessage | undefined {
@@ -274,6 +313,7 @@ function toMessage(row: MessageRow): LocalMessage {
     text: row.text,
     blocks: parseBlocks(row.blocks),
     ...(row.metadata ? { metadata: parseMetadata(row.metadata) } : {}),
+    ...(row.stream ? { stream: parseStream(row.stream) } : {}),
     edited: row.edited === 1,
   };
 }

@@ -146,7 +146,8 @@ export const pageScript = String.raw`
   }
   function renderMessage(message, options) {
     var target = { channel: message.channel, message_ts: message.ts };
-    var body = message.blocks.length > 0 ? renderBlocks(message.blocks, target) : '<div>' + mrkdwn(message.text) + '</div>';
+    var body = message.stream && window.holdfastStream ? window.holdfastStream.render(message, target)
+      : message.blocks.length > 0 ? renderBlocks(message.blocks, target) : '<div>' + mrkdwn(message.text) + '</div>';
     var replies = '';
     if (options.replyCount > 0) replies = '<button type="button" class="replies" data-open-thread="' + message.ts + '">' + options.replyCount + (options.replyCount === 1 ? ' reply' : ' replies') + '</button>';
     else if (options.canReply) replies = '<button type="button" class="replies" data-open-thread="' + message.ts + '">Reply in thread</button>';
@@ -348,6 +349,7 @@ export const pageScript = String.raw`
   // The modal script (page-modal-script) draws modals with the same renderers and posts the same way.
   window.holdfastPage = {
     renderBlocks: renderBlocks,
+    mrkdwn: mrkdwn,
     textObject: textObject,
     post: post,
     refresh: refresh,

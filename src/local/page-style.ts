@@ -60,6 +60,9 @@ export const pageStyle = `
   #modal .hint, #modal .optional { color: #616061; font-size: 12px; }
   #modal .field-error { color: #e01e5a; font-size: 13px; }
   #modal .field-error:empty { display: none; }
+  .tasks { list-style: none; padding: 0; margin: 4px 0; }
+  .task { border: 1px solid #e2e2e2; border-radius: 6px; padding: 3px 8px; margin: 3px 0; font-size: 14px; }
+  .task-status, .task-details, .streaming { color: #616061; font-size: 12px; }
   .legend { list-style: none; padding: 0 12px; margin: 0; font-size: 12px; line-height: 1.7; }
   @media (max-width: 760px) {
     nav { width: 100%; display: flex; flex-wrap: wrap; padding: 4px; }

@@ -1,5 +1,6 @@
 import { pageModalScript } from './page-modal-script.js';
 import { pageScript } from './page-script.js';
+import { pageStreamScript } from './page-stream-script.js';
 import { pageStyle } from './page-style.js';
 
 /**
@@ -64,6 +65,7 @@ ${pageStyle}
 <script>
 ${pageScript}
 ${pageModalScript}
+${pageStreamScript}
 </script>
 </body>
 </html>

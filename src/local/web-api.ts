@@ -1,5 +1,6 @@
 import { type LocalModals, userOfTrigger } from './local-modals.js';
 import { type LocalStore, localMetadataSchema } from './local-store.js';
+import { answerStreamCall } from './local-streams.js';
 import { readConversation } from './read-conversations.js';
 import {
   findUser,
@@ -202,6 +203,13 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       const user = findUser(ids[0] as string);
       if (!user || user.id !== ids[0]) return { ok: false, error: 'user_not_found' };
       return { ok: true, channel: { id: user.dm } };
+    }
+    case 'chat.startStream':
+    case 'chat.appendStream':
+    case 'chat.stopStream': {
+      const answer = answerStreamCall(store, method, params);
+      if (answer.ok) deps.changed();
+      return answer;
     }
     case 'assistant.threads.setStatus':
       return { ok: true };

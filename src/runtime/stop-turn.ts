@@ -78,7 +78,12 @@ export async function stopTurn(
   return { type: 'stopped', turn: ended };
 }
 
-async function mayStop(deps: StopTurnDeps, turn: Turn, userId: string): Promise<boolean> {
+/** Who may stop a turn: whoever asked for it, and the approvers (of any tool, as anyone may be asked). */
+export async function mayStop(
+  deps: Pick<StopTurnDeps, 'policy' | 'directory'>,
+  turn: Pick<Turn, 'requestedBy'>,
+  userId: string,
+): Promise<boolean> {
   if (turn.requestedBy === userId) return true;
   const { approvers } = deps.policy;
   const sets = [approvers.default, ...Object.values(approvers.overrides)];

@@ -34,6 +34,8 @@ export interface AttachSlackOptions {
   readonly workingAfterMs?: number;
   /** True while the process is behind (see `LoadPressure`): status decoration waits. */
   readonly busy?: () => boolean;
+  /** How often a working turn's status line is sent again (see createSlackTurnObserver). */
+  readonly statusRefreshMs?: number;
   /** Answers shown as they are written; shared with delivery, whose answers replace them. */
   readonly live?: LiveAnswers;
   /** The clock grants expire by. */
@@ -94,6 +96,7 @@ export function attachSlack(options: AttachSlackOptions): void {
       logger,
       workingAfterMs: options.workingAfterMs,
       busy: options.busy,
+      statusRefreshMs: options.statusRefreshMs,
       live: options.live,
     }),
   );

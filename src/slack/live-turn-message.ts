@@ -66,6 +66,8 @@ export class LiveTurnMessage {
   /** All the text of the current reply, and how much of it has been sent. */
   #text = '';
   #sent = 0;
+  /** The model finished this reply's text (it went on to its calls): no word of it is left to come. */
+  #whole = false;
   readonly #tasks = new Map<string, Task>();
   readonly #dirty = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
@@ -88,12 +90,14 @@ export class LiveTurnMessage {
     switch (event.type) {
       case 'text':
         this.#text += event.delta;
+        this.#whole = false;
         break;
       case 'text-reset':
         // What a stream already showed stays; what was not sent yet is dropped with the broken reply.
         this.#text = this.#text.slice(0, this.#sent);
         break;
       case 'tool-planned':
+        this.#whole = true;
         this.#task(event.call.id, event.call.name, 'pending', undefined);
         break;
       case 'tool-started':
@@ -278,7 +282,8 @@ export class LiveTurnMessage {
   #takeText(final: boolean): { raw: string; text: string } {
     const unsent = this.#text.slice(this.#sent);
     const lastSpace = Math.max(unsent.lastIndexOf(' '), unsent.lastIndexOf('\n'), unsent.lastIndexOf('\t'));
-    const end = final || unsent.length - lastSpace > longestHeldWord ? unsent.length : lastSpace + 1;
+    const end =
+      final || this.#whole || unsent.length - lastSpace > longestHeldWord ? unsent.length : lastSpace + 1;
     this.#sent += end;
     const raw = unsent.slice(0, end);
     return { raw, text: defuseMentions(raw) };

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { conversationId } from '../store/conversation-id.js';
 import { isFreshStart, readDirectContext } from './direct-context.js';
+import { mentionsLine } from './own-mentions.js';
 import type { MessageEvent } from './payloads.js';
 import { renderMentions } from './render-mentions.js';
 import type { SlackPort } from './slack-port.js';
@@ -75,6 +76,10 @@ export async function receiveMessage(
     userName: (userId) => deps.slack.userName(userId),
   });
   const speaker = (await deps.slack.userName(event.user)) ?? event.user;
+  const mentioned = await mentionsLine(event.text, {
+    botUserId: deps.botUserId,
+    userName: (userId) => deps.slack.userName(userId),
+  });
   // Slack's retries (same event_id) and the message/app_mention twins all carry the same channel:ts, and
   // the turn's trigger key is unique in the same commit that enqueues it: one post, one turn, no extra
   // write per delivery.
@@ -87,7 +92,7 @@ export async function receiveMessage(
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
       requestedBy: event.user,
-      inputText: [context, `@${speaker}: ${text}${describeFiles(event.files)}`]
+      inputText: [context, `@${speaker}: ${text}${describeFiles(event.files)}`, mentioned]
         .filter((part) => part !== undefined)
         .join('\n\n'),
     },

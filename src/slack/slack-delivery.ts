@@ -18,6 +18,7 @@ import {
 } from './blocks/index.js';
 import { describeFailure } from './describe-failure.js';
 import type { LiveAnswers } from './live-answers.js';
+import { allowedMentions, linkAllowedNames } from './own-mentions.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
@@ -176,11 +177,18 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         }
         case 'approver-copy':
           return copies.plan(message.requestId, message.occasion);
-        case 'answer':
-          // The answer is model output: it notifies nobody (see `allowedPings`).
-          return planAnswerMessages(
-            capAnswer(markdownToMrkdwn(deps.redact(message.text), { allowedPings: noPings })),
-          ).map((chunks) => JSON.stringify(chunks));
+        case 'answer': {
+          // The answer is model output: it notifies only the person who asked and the people they
+          // mentioned themselves, never a group, a broadcast or anyone the model picked up elsewhere.
+          const turn = message.turnId ? await store.turns.get(message.turnId) : undefined;
+          const allowed = turn
+            ? await allowedMentions(turn, (userId) => slack.userName(userId))
+            : { ids: noPings, names: new Map<string, string>() };
+          const text = linkAllowedNames(deps.redact(message.text), allowed);
+          return planAnswerMessages(capAnswer(markdownToMrkdwn(text, { allowedPings: allowed.ids }))).map(
+            (chunks) => JSON.stringify(chunks),
+          );
+        }
       }
     },
 

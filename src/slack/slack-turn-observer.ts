@@ -24,11 +24,17 @@ export interface SlackTurnObserverDeps {
   readonly workingAfterMs?: number;
   /** True while the process is behind: the hourglass (two Slack calls) waits, the answer does not. */
   readonly busy?: () => boolean;
+  /**
+   * How often the status line is sent again while a turn works: Slack drops it after two minutes with no
+   * message in the thread, and a long command would otherwise look finished.
+   */
+  readonly statusRefreshMs?: number;
   /** The answer as it is written and the turn's tool calls, shown live; none when absent. */
   readonly live?: LiveAnswers;
 }
 
 export const defaultWorkingAfterMs = 1_500;
+export const defaultStatusRefreshMs = 90_000;
 
 /**
  * The thread's status while a turn runs: reactions and the assistant status line. Cards, answers and
@@ -77,8 +83,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     }
   };
 
+  // In channels as in DMs: Slack shows it in any thread the bot may write to (`chat:write`), and the
+  // port stops asking where it is refused.
   const assistantStatus = async (conversation: Conversation, status: string) => {
-    if (!conversation.channelId.startsWith('D')) return;
     await slack.setAssistantStatus({
       channel: conversation.channelId,
       threadTs: conversation.threadTs,
@@ -86,15 +93,24 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     });
   };
 
-  /** Turns running here, and whether their working status is showing yet. */
-  const running = new Map<string, { timer: NodeJS.Timeout | undefined; shown: boolean }>();
+  /** Turns running here, whether their working status is showing yet, and what keeps their line up. */
+  const running = new Map<
+    string,
+    { timer: NodeJS.Timeout | undefined; shown: boolean; refresh: NodeJS.Timeout | undefined }
+  >();
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
+  const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
   return {
     turnStarting: (turn) => {
       deps.live?.starting(turn);
       clearTimeout(running.get(turn.id)?.timer);
-      const state: { timer: NodeJS.Timeout | undefined; shown: boolean } = { timer: undefined, shown: false };
+      clearInterval(running.get(turn.id)?.refresh);
+      const state: {
+        timer: NodeJS.Timeout | undefined;
+        shown: boolean;
+        refresh: NodeJS.Timeout | undefined;
+      } = { timer: undefined, shown: false, refresh: undefined };
       running.set(turn.id, state);
       const showWorking = () => {
         state.timer = undefined;
@@ -115,6 +131,18 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       if (workingAfterMs <= 0) showWorking();
       else state.timer = setTimeout(showWorking, workingAfterMs);
       state.timer?.unref();
+      state.refresh = setInterval(() => {
+        void later(turn.conversationId, async () => {
+          // Only while it works: a turn another process took, or that ended unseen here, lets it lapse.
+          const now = await store.turns.get(turn.id);
+          if (running.get(turn.id) !== state || now?.status !== 'running') {
+            clearInterval(state.refresh);
+            return;
+          }
+          await assistantStatus(await conversationOf(turn.conversationId), assistantStatusText('working'));
+        });
+      }, statusRefreshMs);
+      state.refresh.unref();
       // A decision resumed it: the hand goes at once, whatever happens next.
       if (turn.status !== 'awaiting_approval') return Promise.resolve();
       return later(turn.conversationId, async () => {
@@ -132,6 +160,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       const state = running.get(outcome.turn.id);
       running.delete(outcome.turn.id);
       clearTimeout(state?.timer);
+      clearInterval(state?.refresh);
       return later(outcome.turn.conversationId, () => settled(outcome, state?.shown ?? false));
     },
 

@@ -67,6 +67,17 @@ const permalinkResponse = z.object({ permalink: z.string() });
 /** Reactions that are already there (or already gone) are the state we wanted, not a failure. */
 const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
 
+/** Refusals of `assistant.threads.setStatus` that hold for every conversation: the token cannot call it. */
+const tokenRefusals = new Set([
+  'missing_scope',
+  'not_allowed_token_type',
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'unknown_method',
+]);
+
 export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const { client, logger } = options;
   // Compact: what arrives here is already cut to Block Kit's limits, and a replacement longer than the
@@ -76,7 +87,11 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const ttl = options.cacheTtlMs ?? 10 * 60_000;
   const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
+  // The status line is decoration: where Slack refuses it, it is not asked again. A token that lacks the
+  // scope is refused everywhere; otherwise one conversation (a channel of a kind Slack does not allow it
+  // in) is refused, and the others keep theirs.
   let assistantStatusUnsupported = false;
+  const statusRefusedIn = new LRUCache<string, true>({ max: 5_000 });
 
   const call = async <Result>(method: string, work: () => Promise<Result>): Promise<Result> => {
     try {
@@ -192,7 +207,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
     conversationMembers,
     async setAssistantStatus(target) {
-      if (assistantStatusUnsupported) return;
+      if (assistantStatusUnsupported || statusRefusedIn.has(target.channel)) return;
       try {
         await call('assistant.threads.setStatus', () =>
           client.assistant.threads.setStatus({
@@ -202,7 +217,10 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
           }),
         );
       } catch (error) {
-        if (error instanceof SlackApiError && error.permanent) assistantStatusUnsupported = true;
+        if (error instanceof SlackApiError && tokenRefusals.has(error.slackError))
+          assistantStatusUnsupported = true;
+        else if (error instanceof SlackApiError && error.refused && error.retryAfterMs === undefined)
+          statusRefusedIn.set(target.channel, true);
         logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
       }
     },

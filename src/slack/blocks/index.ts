@@ -51,4 +51,5 @@ export {
 } from './grant-modal.js';
 export { buildGrantNotice, describeGrantCover, type GrantUsedNotice } from './grant-notice.js';
 export type { SlackMessage } from './slack-message.js';
+export { buildStoppableList, type StoppableEntry } from './stoppable-list.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

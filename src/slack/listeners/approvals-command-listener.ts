@@ -1,13 +1,16 @@
 import type { App } from '@slack/bolt';
 import { type Redact, redactStrings } from '../../secrets/index.js';
 import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
-import { buildApprovalInbox, buildGrantList } from '../blocks/index.js';
+import { BLOCK_KIT_LIMITS } from '../blocks/block-kit-limits.js';
+import { buildApprovalInbox, buildGrantList, buildStoppableList } from '../blocks/index.js';
 import { grantsInChannel } from '../manage-grants.js';
 import { slashCommandSchema } from '../payloads.js';
+import { stoppableForViewer } from '../stoppable-turns.js';
 
 /**
  * `/approvals` (this channel), `/approvals all` (everything you may decide) and `/approvals grants` (the
- * standing grants of this channel and its threads, with Revoke), as an ephemeral reply.
+ * standing grants of this channel and its threads, with Revoke), as an ephemeral reply. Under the
+ * requests, the ones the viewer may stop (running or waiting, theirs or as an approver), with Stop.
  */
 export function registerApprovalsCommand(
   app: App,
@@ -31,19 +34,22 @@ export function registerApprovalsCommand(
       return;
     }
     const all = asked === 'all';
-    const { views, hidden } = await pendingForViewer(deps, {
-      viewer: parsed.data.user_id,
-      channelId: all ? undefined : parsed.data.channel_id,
-    });
+    const query = { viewer: parsed.data.user_id, channelId: all ? undefined : parsed.data.channel_id };
+    const { views, hidden } = await pendingForViewer(deps, query);
     const inbox = buildApprovalInbox(views, {
       scope: all ? 'all' : 'channel',
       viewer: parsed.data.user_id,
       truncatedCount: hidden,
     });
+    const stoppable = buildStoppableList(await stoppableForViewer(deps, query), {
+      viewer: parsed.data.user_id,
+      maxBlocks: BLOCK_KIT_LIMITS.messageBlocks - inbox.blocks.length,
+    });
+    const blocks = [...inbox.blocks, ...stoppable];
     // A response_url reply does not pass through the Web API client, so it is redacted here, and
     // compactly: the inbox is already cut to Block Kit's limits.
     await respond(
-      redactStrings({ response_type: 'ephemeral', text: inbox.text, blocks: inbox.blocks }, (text) =>
+      redactStrings({ response_type: 'ephemeral', text: inbox.text, blocks }, (text) =>
         deps.redact(text, { compact: true }),
       ),
     );

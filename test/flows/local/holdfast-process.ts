@@ -19,6 +19,8 @@ export async function startHoldfastProcess(options: {
   port: number;
   dir: string;
   timeoutMs?: number;
+  /** More settings, as a deployment would give them (a policy file, say). */
+  env?: Record<string, string>;
 }): Promise<HoldfastProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
@@ -29,6 +31,7 @@ export async function startHoldfastProcess(options: {
       HOLDFAST_DB: path.join(options.dir, 'holdfast.db'),
       HOLDFAST_WORKDIR: path.join(options.dir, 'work'),
       HOLDFAST_LOG_LEVEL: 'warn',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

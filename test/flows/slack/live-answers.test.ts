@@ -151,6 +151,38 @@ describe('live answers', () => {
     expect(writes(slack.api)).toEqual(['chat.startStream', 'chat.stopStream', 'chat.update']);
   });
 
+  it("shows the last word of a reply's text once the model goes on to its calls, while the tool runs", async () => {
+    let slackApi: FakeSlackApi | undefined;
+    const diskUsage = defineTool({
+      name: 'disk_usage',
+      description: 'Reports how full the disks are.',
+      parameters: z.object({}),
+      permission: () => ({ type: 'allow', reason: 'read only' }),
+      execute: async () => {
+        await streamShows(slackApi as FakeSlackApi, text('Checking the disks.'));
+        return '/ 41%';
+      },
+    });
+    const model = streamingModel(
+      async (_request, emit) => {
+        emit({ type: 'text', delta: 'Checking the ' });
+        emit({ type: 'text', delta: 'disks.' });
+        emit({ type: 'tool-call', index: 0, id: 'call_df', name: 'disk_usage' });
+        return {
+          content: 'Checking the disks.',
+          toolCalls: [{ id: 'call_df', name: 'disk_usage', arguments: '{}' }],
+        };
+      },
+      async () => ({ content: 'The disk is 41% full.', toolCalls: [] }),
+    );
+    const slack = await startSlackHarness({ model, tools: [diskUsage as Tool], live });
+    slackApi = slack.api;
+
+    await slack.mention('how full is the disk?');
+    await slack.api.waitFor('chat.update', (call) => String(call.params.text).includes('41% full'));
+    await slack.settle();
+  });
+
   it('keeps a message up to date with chat.update where streaming is refused, and the answer replaces it', async () => {
     let slackApi: FakeSlackApi | undefined;
     const model = streamingModel(async (_request, emit) => {

@@ -52,6 +52,9 @@ export interface HarnessOptions {
   /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
   readonly delivery?: HoldfastOverrides['delivery'];
   readonly workingAfterMs?: number;
+  readonly statusRefreshMs?: number;
+  /** How long a turn's lease lasts (renewed every third of it): short to see another process's change soon. */
+  readonly leaseMs?: number;
   /**
    * Live answers (streams, tasks). Off unless a test asks: a turn that happens to run long on a busy
    * machine would otherwise stream in a test about something else.
@@ -72,6 +75,14 @@ export interface SlackHarness {
   readonly eventsUrl: string;
   /** Stops the whole app (its server, runtime and database) and builds a new one on the same file. */
   restart(next: { model: ChatModel; tools?: readonly Tool[] }): Promise<void>;
+  /**
+   * A second app on the same database file and workspace, as a second process would be (its own lease
+   * owner); `post` signs a request to it. Stopped with the test.
+   */
+  startAnother(next: { model: ChatModel; tools?: readonly Tool[] }): Promise<{
+    holdfast: Holdfast;
+    post(body: SlackRequestBody): Promise<{ status: number; text: string }>;
+  }>;
   stop(): Promise<void>;
   /** An Events API callback around `event`, signed and posted. */
   sendEvent(
@@ -168,14 +179,22 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
   };
   const config = loadConfig(env, dir.path);
 
-  const start = (model: ChatModel, tools: readonly Tool[] | undefined, logger: Logger) =>
+  const start = (
+    model: ChatModel,
+    tools: readonly Tool[] | undefined,
+    logger: Logger,
+    identity?: HoldfastOverrides['identity'],
+  ) =>
     startHoldfast(config, {
+      identity,
       model,
       tools,
       logger,
       now: options.now,
       delivery: options.delivery,
       workingAfterMs: options.workingAfterMs,
+      statusRefreshMs: options.statusRefreshMs,
+      leaseMs: options.leaseMs,
       live: options.live ?? { showAfterMs: Number.POSITIVE_INFINITY },
     });
 
@@ -243,6 +262,23 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
     async stop() {
       stopped = true;
       await holdfast.stop();
+    },
+    async startAnother(next) {
+      // Another process: one this process cannot see die, as it could not see a process on another host.
+      const another = await start(next.model, next.tools, log.logger, {
+        owner: `another-process-${randomBytes(4).toString('hex')}`,
+        ownerGone: () => false,
+      });
+      onTestFinished(() => another.stop());
+      return {
+        holdfast: another,
+        post: (body) => {
+          if (!another.eventsUrl) throw new Error('the second app is not listening for HTTP events');
+          return postSignedToSlackApp(another.eventsUrl, signingSecret, body, {
+            timestampSeconds: nowSeconds(),
+          });
+        },
+      };
     },
     sendEvent,
     async mention(text, mentionOptions = {}) {

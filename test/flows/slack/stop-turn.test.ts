@@ -37,8 +37,15 @@ function stopButtonOf(call: SlackApiCall): { value: string } | undefined {
 }
 
 /** A signed click on the Stop button, the way Slack sends it. */
-function clickStop(slack: SlackHarness, turnId: string, user: string, streamTs: string, threadTs: string) {
-  return slack.post({
+function clickStop(
+  slack: SlackHarness,
+  turnId: string,
+  user: string,
+  streamTs: string,
+  threadTs: string,
+  post: SlackHarness['post'] = slack.post,
+) {
+  return post({
     payload: {
       type: 'block_actions',
       team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
@@ -61,6 +68,51 @@ function clickStop(slack: SlackHarness, turnId: string, user: string, streamTs: 
       ],
     },
   });
+}
+
+/** The Stop buttons of an ephemeral reply, by the turn they stop. */
+function stopButtonsIn(body: Record<string, unknown>): string[] {
+  const blocks = Array.isArray(body.blocks) ? (body.blocks as Array<Record<string, unknown>>) : [];
+  return blocks.flatMap((block) => {
+    const accessory = block.accessory as { action_id?: string; value?: string } | undefined;
+    return accessory?.action_id === 'holdfast.turn.stop' ? [String(accessory.value)] : [];
+  });
+}
+
+/** A Stop click from the ephemeral `/approvals` reply: Slack sends no message with it. */
+function clickStopInReply(slack: SlackHarness, turnId: string, user: string) {
+  return slack.post({
+    payload: {
+      type: 'block_actions',
+      team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
+      user: { id: user, username: user.toLowerCase(), team_id: slack.api.identity.teamId },
+      api_app_id: 'A0HOLDFAST',
+      token: 'legacy-verification-token',
+      trigger_id: '1.1.stop',
+      container: {
+        type: 'message',
+        message_ts: '1700000000.000900',
+        channel_id: channel,
+        is_ephemeral: true,
+      },
+      channel: { id: channel, name: 'ops' },
+      response_url: slack.api.responseUrl(`inbox-stop-${user}`),
+      actions: [
+        {
+          type: 'button',
+          action_id: 'holdfast.turn.stop',
+          block_id: 'stop',
+          value: turnId,
+          action_ts: '1.2',
+        },
+      ],
+    },
+  });
+}
+
+async function approvalsReply(slack: SlackHarness, user: string, name: string) {
+  expect((await slack.command('', { user, responseName: name })).status).toBe(200);
+  return (await slack.api.waitForResponse((post) => post.name === name)).body as Record<string, unknown>;
 }
 
 function alive(pid: number): boolean {
@@ -139,6 +191,121 @@ describe('Stop', () => {
     expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
       { status: 'failed', error_code: 'turn_stopped' },
     ]);
+  });
+
+  it('/approvals offers Stop on a running turn to its requester and the approvers only, and it stops the turn', async () => {
+    const dir = tempDir('holdfast-stop-inbox-');
+    const pidFile = path.join(dir.path, 'job.pid');
+    const slowJob = defineTool({
+      name: 'slow_job',
+      description: 'Runs the nightly job.',
+      parameters: z.object({}),
+      permission: () => ({ type: 'allow', reason: 'test' }),
+      async execute(_args, context) {
+        const outcome = await runProcess({
+          command: `sleep 30 & echo $! > '${pidFile}'; wait`,
+          cwd: dir.path,
+          env: { PATH: process.env.PATH ?? '' },
+          timeoutMs: 60_000,
+          outputLimit: 10_000,
+          signal: context.signal,
+        });
+        return outcome.aborted ? 'aborted' : 'finished';
+      },
+    });
+    const model: ChatModel = new ScriptedChatModel([reply.toolCalls(['slow_job', {}])]);
+    const slack = await startSlackHarness({ model, tools: [slowJob as Tool], live });
+
+    await slack.mention('run the nightly job');
+    await eventually(
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      'the job to start',
+    );
+    const jobPid = Number(readFileSync(pidFile, 'utf8').trim());
+    const [turn] = readRows(slack.databasePath, 'SELECT id FROM turns');
+    const turnId = String(turn?.id);
+
+    expect(stopButtonsIn(await approvalsReply(slack, people.mallory, 'inbox-mallory'))).toEqual([]);
+    expect(stopButtonsIn(await approvalsReply(slack, people.bob, 'inbox-bob'))).toEqual([turnId]);
+    const forAlice = await approvalsReply(slack, people.alice, 'inbox-alice');
+    expect(stopButtonsIn(forAlice)).toEqual([turnId]);
+    expect(JSON.stringify(forAlice.blocks)).toContain('running');
+
+    // A forged click by someone the list did not offer it to changes nothing.
+    await clickStopInReply(slack, turnId, people.mallory);
+    const refused = await slack.api.waitForResponse((post) => post.name === `inbox-stop-${people.mallory}`);
+    expect(refused.body.text).toContain('Only the person who asked and the approvers');
+    expect(alive(jobPid)).toBe(true);
+
+    expect((await clickStopInReply(slack, turnId, people.alice)).status).toBe(200);
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('Stopped by'));
+    await slack.settle();
+    await eventually(() => !alive(jobPid), 'the job to be killed');
+    expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
+      { status: 'failed', error_code: 'turn_stopped' },
+    ]);
+    expect(
+      readRows(slack.databasePath, "SELECT actor, kind FROM audit_events WHERE kind = 'turn.stopped'"),
+    ).toEqual([{ actor: people.alice, kind: 'turn.stopped' }]);
+    // Nothing left to stop.
+    expect(stopButtonsIn(await approvalsReply(slack, people.alice, 'inbox-alice-after'))).toEqual([]);
+  });
+
+  it('a Stop pressed on another process is carried out by the one running the turn: killed, stream closed, marked failed', async () => {
+    const dir = tempDir('holdfast-stop-elsewhere-');
+    const pidFile = path.join(dir.path, 'job.pid');
+    const runs: string[] = [];
+    const slowJob = defineTool({
+      name: 'slow_job',
+      description: 'Runs the nightly job.',
+      parameters: z.object({}),
+      permission: () => ({ type: 'allow', reason: 'test' }),
+      async execute(_args, context) {
+        runs.push('slow_job');
+        const outcome = await runProcess({
+          command: `sleep 30 & echo $! > '${pidFile}'; wait`,
+          cwd: dir.path,
+          env: { PATH: process.env.PATH ?? '' },
+          timeoutMs: 60_000,
+          outputLimit: 10_000,
+          signal: context.signal,
+        });
+        return outcome.aborted ? 'aborted' : 'finished';
+      },
+    });
+    const model: ChatModel = new ScriptedChatModel([reply.toolCalls(['slow_job', {}])]);
+    // A short lease: the running process learns of the stop at its next renewal.
+    const slack = await startSlackHarness({ model, tools: [slowJob as Tool], live, leaseMs: 600 });
+
+    const threadTs = await slack.mention('run the nightly job');
+    const start = await slack.api.waitFor('chat.startStream', (call) => stopButtonOf(call) !== undefined);
+    const button = stopButtonOf(start) as { value: string };
+    const streamTs = String(start.response.ts);
+    await eventually(
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      'the job to start',
+    );
+    const jobPid = Number(readFileSync(pidFile, 'utf8').trim());
+
+    // The click reaches a second process, which does not run the turn.
+    const other = await slack.startAnother({ model: new ScriptedChatModel([]), tools: [slowJob as Tool] });
+    const click = (body: Parameters<SlackHarness['post']>[0]) => other.post(body);
+    expect((await clickStop(slack, button.value, people.alice, streamTs, threadTs, click)).status).toBe(200);
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('Stopped by'));
+
+    // The first process notices, kills the job, closes its stream and marks the request failed.
+    await eventually(() => !alive(jobPid), 'the job to be killed');
+    await slack.api.waitFor('chat.stopStream', (call) => call.params.ts === streamTs);
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'x');
+    await slack.settle();
+    expect(slack.api.message(channel, streamTs)?.streaming).toBe(false);
+    expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
+      { status: 'failed', error_code: 'turn_stopped' },
+    ]);
+    expect(
+      readRows(slack.databasePath, "SELECT actor, kind FROM audit_events WHERE kind = 'turn.stopped'"),
+    ).toEqual([{ actor: people.alice, kind: 'turn.stopped' }]);
+    expect(runs).toEqual(['slow_job']);
   });
 
   it('stopping a turn that waits on an approval declines the request and rewrites its card', async () => {
