@@ -7,22 +7,28 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openPostgresStore } from '../src/store/postgres/create-postgres-store.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
+import type { Store } from '../src/store/store.js';
 import { buildHarnessOn, type HoldfastHarness } from './holdfast-cycle.js';
 import { percentile } from './percentile.js';
 
 export async function buildPostgresHarness(
   url: string,
-  options: { readonly admission?: AdmissionLimits } = {},
+  options: {
+    readonly admission?: AdmissionLimits;
+    /** Wraps the store before the runtime sees it (the round-trip counter labels its operations). */
+    readonly wrapStore?: (store: Store) => Store;
+  } = {},
 ): Promise<HoldfastHarness> {
   const schema = `holdfast_bench_${randomBytes(6).toString('hex')}`;
   let commits = 0;
-  const store = await openPostgresStore({
+  const opened = await openPostgresStore({
     url,
     schema,
     onCommit: () => {
       commits += 1;
     },
   });
+  const store = options.wrapStore ? options.wrapStore(opened) : opened;
   const harness = buildHarnessOn(store, {
     admission: options.admission,
     commits: () => commits,

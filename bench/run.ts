@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import { measureBoot } from './boot.js';
+import { countRoundTrips } from './count-round-trips.js';
 import { benchNoopTool, buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
 import { measureLiveAnswers } from './live-answer.js';
 import { measureThreadLength } from './long-thread.js';
@@ -62,6 +63,7 @@ interface CycleFigures {
 
 async function measureCycles(
   harness: HoldfastHarness = buildHarness(path.join(workdir, 'cycle.db')),
+  onWarm?: () => void,
 ): Promise<CycleFigures> {
   const warmup = Math.min(50, cycles);
   const durations: number[] = [];
@@ -72,6 +74,7 @@ async function measureCycles(
       await harness.settle();
       commitsBefore = harness.commits();
       deliveriesBefore = harness.deliveries();
+      onWarm?.();
     }
     const thread = `1700000000.${String(i).padStart(6, '0')}`;
     const started = performance.now();
@@ -198,9 +201,12 @@ function measurePinned(): { grown: number; release: () => void } {
 }
 
 /** The same cycle and its floor on PostgreSQL; the raw commits are taken right before, like SQLite's. */
-async function measurePostgres(url: string) {
+async function measurePostgres(url: string, trips?: ReturnType<typeof countRoundTrips>) {
   const raw = await measurePostgresRawCommits(url, rawCommits);
-  const cycle = await measureCycles(await buildPostgresHarness(url));
+  const cycle = await measureCycles(
+    await buildPostgresHarness(url, { wrapStore: trips?.wrap }),
+    trips?.reset,
+  );
   const floor = cycle.commitsPerCycle * raw.p50;
   return {
     cycle_p50_ms: fixed(cycle.p50),
@@ -215,7 +221,39 @@ async function measurePostgres(url: string) {
   };
 }
 
+/**
+ * `BENCH_ONLY=postgres`: the PostgreSQL cycle and its floor alone, with what each store operation sends
+ * (round trips and statements per cycle); prints, writes no results file.
+ */
+async function mainPostgresOnly(url: string): Promise<void> {
+  const trips = countRoundTrips();
+  const postgres = await measurePostgres(url, trips);
+  trips.restore();
+  const rows = [...trips.costs()].sort(([, a], [, b]) => b.roundTrips - a.roundTrips);
+  const total = rows.reduce(
+    (sum, [, cost]) => ({
+      roundTrips: sum.roundTrips + cost.roundTrips,
+      statements: sum.statements + cost.statements,
+    }),
+    { roundTrips: 0, statements: 0 },
+  );
+  const perCycle = (value: number) => String(fixed(value / cycles, 2));
+  process.stdout.write(`${JSON.stringify(postgres, null, 2)}\n`);
+  process.stdout.write(
+    `round trips / statements per cycle: ${perCycle(total.roundTrips)} / ${perCycle(total.statements)}\n`,
+  );
+  for (const [operation, cost] of rows) {
+    process.stdout.write(
+      `  ${operation.padEnd(28)} calls ${perCycle(cost.calls).padStart(6)}  round trips ${perCycle(cost.roundTrips).padStart(6)}  statements ${perCycle(cost.statements).padStart(6)}\n`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY?.trim() === 'postgres') {
+    if (!postgresUrl) throw new Error('BENCH_ONLY=postgres needs BENCH_POSTGRES_URL');
+    return mainPostgresOnly(postgresUrl);
+  }
   const raw = measureRawCommits();
   const cycle = await measureCycles();
   const wal = await measureWal();

@@ -5,14 +5,15 @@ import type { CreateApprovalResult, NewApproval } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
 import type { Tx } from './pg-context.js';
 
-/** An approval row with its votes and cards, read in one statement. */
-export const approvalSelect = `
-  SELECT a.*,
+/** An approval's votes and cards, as columns of a statement that names its row `alias`. */
+export const approvalParts = (alias: string) => `
     coalesce((SELECT json_agg(v.user_id ORDER BY v.at, v.seq) FROM approval_votes v
-              WHERE v.request_id = a.request_id), '[]'::json) AS votes,
+              WHERE v.request_id = ${alias}.request_id), '[]'::json) AS votes,
     coalesce((SELECT json_agg(json_build_object('channel', c.channel, 'ts', c.ts) ORDER BY c.posted_at, c.seq)
-              FROM approval_cards c WHERE c.request_id = a.request_id), '[]'::json) AS cards
-  FROM approvals a`;
+              FROM approval_cards c WHERE c.request_id = ${alias}.request_id), '[]'::json) AS cards`;
+
+/** An approval row with its votes and cards, read in one statement. */
+export const approvalSelect = `SELECT a.*, ${approvalParts('a')} FROM approvals a`;
 
 export interface ApprovalRowWithParts extends ApprovalRow {
   votes: unknown;
@@ -37,13 +38,14 @@ export async function approvalInside(tx: Tx, requestId: string): Promise<Approva
  * suspension). An existing row for the same call is returned untouched.
  */
 export async function createApprovalInside(tx: Tx, approval: NewApproval): Promise<CreateApprovalResult> {
-  const inserted = await tx.one<{ request_id: string }>(
+  // A new request has no votes or cards yet: the row comes back whole from the insert.
+  const inserted = await tx.one<ApprovalRowWithParts>(
     `INSERT INTO approvals (request_id, conversation_id, transcript_id, tool_call_id, turn_id, tool_name,
        permission_type, summary, details_json, args_hash, reason, requested_by, required_approvals, created_at,
        expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (transcript_id, tool_call_id) DO NOTHING
-     RETURNING request_id`,
+     RETURNING *, '[]'::json AS votes, '[]'::json AS cards`,
     [
       approval.requestId,
       approval.conversationId,
@@ -77,5 +79,5 @@ export async function createApprovalInside(tx: Tx, approval: NewApproval): Promi
     conversationId: approval.conversationId,
     data: { tool: approval.toolName, summary: approval.summary },
   });
-  return { type: 'created', approval: await approvalInside(tx, approval.requestId) };
+  return { type: 'created', approval: toPgApproval(inserted) };
 }

@@ -13,13 +13,14 @@ import type {
 import {
   type ApprovalRowWithParts,
   approvalInside,
+  approvalParts,
   approvalSelect,
   createApprovalInside,
   toPgApproval,
 } from './pg-approval-rows.js';
 import { insertAuditRow } from './pg-audit-chain.js';
 import { claimInside, markReady } from './pg-claim.js';
-import { checkFence, currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { checkFence, momentSql, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { createGrantInside } from './pg-grants.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
@@ -36,8 +37,8 @@ function record(tx: Tx, row: Row, actor: string, kind: string, data: Record<stri
 }
 
 /** Every card of the request is rewritten once per state it reaches (a vote, the decision, expiry). */
-async function rewriteCards(tx: Tx, row: Row, state: string, deliverAs?: Lease) {
-  await writeOutbox(
+function rewriteCards(tx: Tx, row: Row, state: string, deliverAs?: Lease) {
+  writeOutbox(
     tx,
     [
       {
@@ -52,7 +53,14 @@ async function rewriteCards(tx: Tx, row: Row, state: string, deliverAs?: Lease) 
   );
 }
 
-/** The compare-and-set: zero rows changed means somebody else decided first. */
+/** A decided request as it reads after its decision, with how many of its turn's requests still wait. */
+type Decided = Row & { others_pending: number };
+
+/**
+ * The compare-and-set: no row back means somebody else decided first. The row comes back as decided,
+ * with its votes and cards and the count of its turn's other requests still undecided (read under the
+ * thread's lock, so nothing changes them before commit).
+ */
 async function decide(
   tx: Tx,
   row: Row,
@@ -60,49 +68,52 @@ async function decide(
   decidedBy: string | null,
   always: boolean,
   reason: string | null = null,
-): Promise<boolean> {
-  const changed = await tx.run(
-    `UPDATE approvals SET decision = $2, decided_by = $3, resolved_at = $4, always_allow = $5, decision_reason = $6
-     WHERE request_id = $1 AND decision IS NULL`,
+): Promise<Decided | undefined> {
+  return tx.one<Decided>(
+    `UPDATE approvals a SET decision = $2, decided_by = $3, resolved_at = $4, always_allow = $5,
+       decision_reason = $6
+     WHERE a.request_id = $1 AND a.decision IS NULL
+     RETURNING a.*, ${approvalParts('a')},
+       (SELECT count(*) FROM approvals p WHERE p.turn_id = a.turn_id AND p.resolved_at IS NULL
+          AND p.request_id <> a.request_id)::int AS others_pending`,
     [row.request_id, decision, decidedBy, tx.now, always ? 1 : 0, reason],
   );
-  return changed === 1;
 }
 
-async function expire(tx: Tx, row: Row, deliverAs?: Lease): Promise<boolean> {
-  if (!(await decide(tx, row, 'expired', null, false))) return false;
-  await markReady(tx, row.turn_id);
-  await record(tx, row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at });
-  await rewriteCards(tx, row, 'expired', deliverAs);
-  return true;
-}
-
-async function turnReady(tx: Tx, turnId: string): Promise<boolean> {
-  const pending = await tx.one<{ n: number }>(
-    'SELECT count(*)::int AS n FROM approvals WHERE turn_id = $1 AND resolved_at IS NULL',
-    [turnId],
-  );
-  return (pending?.n ?? 0) === 0;
+async function expire(tx: Tx, row: Row, deliverAs?: Lease): Promise<Decided | undefined> {
+  const decided = await decide(tx, row, 'expired', null, false);
+  if (!decided) return undefined;
+  markReady(tx, row.turn_id);
+  record(tx, row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at });
+  rewriteCards(tx, row, 'expired', deliverAs);
+  return decided;
 }
 
 async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptions): Promise<ResolveResult> {
   const { lease, deliverAs } = options;
-  const head = await tx.one<{ conversation_id: string }>(
-    'SELECT conversation_id FROM approvals WHERE request_id = $1',
-    [input.requestId],
-  );
-  if (!head) return { type: 'unknown' };
   // Decisions on any request of the thread queue up here: two people deciding the last two requests of a
-  // turn at once must not both see "one left" and leave the turn waiting for ever.
-  await tx.lockConversation(head.conversation_id);
-  if (options.card) {
-    await tx.run(
-      `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (channel, ts) DO NOTHING`,
-      [options.card.channel, options.card.ts, input.requestId, tx.now],
-    );
-  }
-  const row = await tx.one<Row>(`${approvalSelect} WHERE a.request_id = $1`, [input.requestId]);
+  // turn at once must not both see "one left" and leave the turn waiting for ever. The lock, the card the
+  // click came from and the request's row travel as one message; each statement after the lock reads a
+  // snapshot taken once it is held.
+  const answers = await tx.each([
+    {
+      text: `SELECT conversation_id, pg_advisory_xact_lock(hashtextextended(conversation_id, 0)) FROM approvals
+             WHERE request_id = $1`,
+      values: [input.requestId],
+    },
+    ...(options.card
+      ? [
+          {
+            text: `INSERT INTO approval_cards (channel, ts, request_id, posted_at)
+                   SELECT $1, $2, $3, ${tx.nowSql} WHERE EXISTS (SELECT 1 FROM approvals WHERE request_id = $3)
+                   ON CONFLICT (channel, ts) DO NOTHING`,
+            values: [options.card.channel, options.card.ts, input.requestId],
+          },
+        ]
+      : []),
+    { text: `${approvalSelect} WHERE a.request_id = $1`, values: [input.requestId] },
+  ]);
+  const row = answers.at(-1)?.rows[0] as Row | undefined;
   if (!row) return { type: 'unknown' };
   const claimIfReady = async (ready: boolean) => {
     if (!ready || !lease) return undefined;
@@ -112,11 +123,12 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
   const gate = gateDecision({ decision: row.decision, expiresAt: row.expires_at }, tx.now);
   if (gate.type === 'already-decided') return { type: 'already-decided', approval: toPgApproval(row) };
   if (gate.type === 'expire') {
-    await expire(tx, row, deliverAs);
-    const ready = await turnReady(tx, row.turn_id);
+    const expired = await expire(tx, row, deliverAs);
+    if (!expired) return { type: 'already-decided', approval: await approvalInside(tx, row.request_id) };
+    const ready = expired.others_pending === 0;
     return {
       type: 'expired',
-      approval: await approvalInside(tx, row.request_id),
+      approval: toPgApproval(expired),
       turnReady: ready,
       claim: await claimIfReady(ready),
     };
@@ -146,16 +158,17 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
   let counted = false;
   let total = 0;
   if (input.decision === 'allowed') {
-    counted =
-      (await tx.run(
-        'INSERT INTO approval_votes (request_id, user_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-        [row.request_id, input.decidedBy, tx.now],
-      )) === 1;
-    const votes = await tx.one<{ n: number }>(
-      'SELECT count(*)::int AS n FROM approval_votes WHERE request_id = $1',
-      [row.request_id],
+    // The vote and the tally in one statement: the count reads the snapshot from before the insert.
+    const votes = await tx.one<{ counted: number; before: number }>(
+      `WITH vote AS (
+         INSERT INTO approval_votes (request_id, user_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM vote)::int AS counted,
+         (SELECT count(*) FROM approval_votes WHERE request_id = $1)::int AS before`,
+      [row.request_id, input.decidedBy, tx.now],
     );
-    total = votes?.n ?? 0;
+    counted = (votes?.counted ?? 0) === 1;
+    total = (votes?.before ?? 0) + (votes?.counted ?? 0);
   }
   // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
   const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
@@ -165,26 +178,27 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
   });
   if (tally.type === 'already-voted') return { type: 'already-voted', approval: toPgApproval(row) };
   if (tally.type === 'vote-recorded') {
-    await record(tx, row, input.decidedBy, 'approval.vote', {
+    record(tx, row, input.decidedBy, 'approval.vote', {
       votes: tally.votes,
       required: row.required_approvals,
     });
-    await rewriteCards(tx, row, cardState(edits, `votes-${tally.votes}`), deliverAs);
+    rewriteCards(tx, row, cardState(edits, `votes-${tally.votes}`), deliverAs);
     return {
       type: 'vote-recorded',
       approval: await approvalInside(tx, row.request_id),
       remaining: tally.remaining,
     };
   }
-  if (!(await decide(tx, row, tally.decision, input.decidedBy, tally.always, input.reason ?? null))) {
+  const decided = await decide(tx, row, tally.decision, input.decidedBy, tally.always, input.reason ?? null);
+  if (!decided) {
     return { type: 'already-decided', approval: await approvalInside(tx, row.request_id) };
   }
-  await markReady(tx, row.turn_id);
-  await record(tx, row, input.decidedBy, `approval.${tally.decision}`, {
+  markReady(tx, row.turn_id);
+  record(tx, row, input.decidedBy, `approval.${tally.decision}`, {
     always: tally.always,
     ...(input.reason === undefined ? {} : { reason: input.reason }),
   });
-  await rewriteCards(tx, row, tally.decision, deliverAs);
+  rewriteCards(tx, row, tally.decision, deliverAs);
   if (tally.always) {
     const grant = input.grant ?? { scope: 'conversation' as const, scopeId: row.conversation_id };
     await createGrantInside(tx, {
@@ -194,10 +208,10 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
       sourceRequestId: row.request_id,
     });
   }
-  const ready = await turnReady(tx, row.turn_id);
+  const ready = decided.others_pending === 0;
   return {
     type: 'decided',
-    approval: await approvalInside(tx, row.request_id),
+    approval: toPgApproval(decided),
     turnReady: ready,
     claim: await claimIfReady(ready),
   };
@@ -209,6 +223,7 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
 
   const expireBatch = (limit: number) =>
     transaction(context, async (tx) => {
+      await tx.start();
       const due = await tx.rows<{ request_id: string; conversation_id: string }>(
         `SELECT request_id, conversation_id FROM approvals WHERE resolved_at IS NULL AND expires_at <= $1
          ORDER BY expires_at LIMIT $2`,
@@ -224,9 +239,8 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
       for (const { request_id, conversation_id } of due) {
         if (!mine.has(conversation_id)) continue;
         const row = await tx.one<Row>(`${approvalSelect} WHERE a.request_id = $1`, [request_id]);
-        if (row && row.decision === null && (await expire(tx, row))) {
-          expired.push(await approvalInside(tx, request_id));
-        }
+        const decided = row && row.decision === null ? await expire(tx, row) : undefined;
+        if (decided) expired.push(toPgApproval(decided));
       }
       return expired;
     });
@@ -250,8 +264,7 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
       // Most sweeps find nothing overdue: a read says so without a transaction.
       const any = await read(
         context,
-        'SELECT 1 FROM approvals WHERE resolved_at IS NULL AND expires_at <= $1 LIMIT 1',
-        [await currentTime(context)],
+        `SELECT 1 FROM approvals WHERE resolved_at IS NULL AND expires_at <= ${momentSql(context)} LIMIT 1`,
       );
       if (any.length === 0) return [];
       return expireBatch(limit);

@@ -28,7 +28,7 @@ export function insertAuditRow(tx: Tx, event: PgAuditInsert): void {
 
 /** Each statement after the lock reads a fresh snapshot (read committed): the last row committed. */
 async function chainRow(tx: Tx, event: PgAuditInsert): Promise<void> {
-  await tx.run(chainLock);
+  tx.later(chainLock);
   // The id is drawn here, under the lock, so the row can be written whole with its hashes.
   const next = await tx.one<{ id: number; previous_hash: string | null }>(
     `SELECT nextval(pg_get_serial_sequence('audit_events', 'id')) AS id,
@@ -49,7 +49,7 @@ async function chainRow(tx: Tx, event: PgAuditInsert): Promise<void> {
     conversationId,
     data: JSON.parse(dataJson) as Record<string, unknown>,
   });
-  await tx.run(
+  tx.later(
     `INSERT INTO audit_events
        (id, at, actor, kind, approval_id, conversation_id, data_json, previous_hash, hash)
      OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -1,6 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Fence } from '../store.js';
 import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
+import type { PgDeferredWrites } from './pg-deferred-writes.js';
+import { StatementBatch } from './pg-statement-batch.js';
 
 export interface PgContext {
   readonly pool: Pool;
@@ -12,25 +14,51 @@ export interface PgContext {
   readonly clock?: () => number;
   /** Called after each commit of a write transaction (the benchmark counts them). */
   readonly onCommit?: () => void;
+  /** Writes that ride along in whichever transaction commits next (see `PgDeferredWrites`). */
+  readonly deferred?: PgDeferredWrites;
 }
 
 /** One transaction's connection, with the moment it runs at. */
 export interface Tx {
+  /**
+   * The transaction's moment. Known once the transaction's first answered statement is back (`BEGIN`
+   * travels with it): read it after the first `rows`, `one`, `run` or `tryLockConversation`.
+   */
   readonly now: number;
+  /**
+   * The moment as SQL, for a statement sent before `now` is known (the server's clock, or the test
+   * clock as a literal); it may read a few microseconds later than `now`.
+   */
+  readonly nowSql: string;
+  /** Begins at once (one round trip), for work whose first statement binds `now`. */
+  start(): Promise<void>;
   rows<Row>(text: string, values?: readonly unknown[]): Promise<Row[]>;
   one<Row>(text: string, values?: readonly unknown[]): Promise<Row | undefined>;
   /** Rows the statement changed. */
   run(text: string, values?: readonly unknown[]): Promise<number>;
   /**
+   * Several statements sent as one message, in order, each with its own snapshot; answers each one's
+   * rows. For reads that follow a write or a lock whose answer is wanted too.
+   */
+  each(
+    statements: ReadonlyArray<{ readonly text: string; readonly values: readonly unknown[] }>,
+  ): Promise<Array<{ readonly rows: unknown[]; readonly rowCount: number }>>;
+  /**
+   * A statement whose answer nobody reads: it runs in order, in this transaction, sent with the next
+   * statement that is answered or with COMMIT. Its failure fails the transaction at that point.
+   */
+  later(text: string, values?: readonly unknown[]): void;
+  /**
    * Serialises this transaction with every other one that touches the same thread, until it ends. Every
    * decision that reads the thread's other turns or requests (claims, decisions, suspension) takes it
-   * first, so two replicas never both read "one request left" or "the thread is idle".
+   * first, so two replicas never both read "one request left" or "the thread is idle". Sent with the next
+   * statement (each statement reads its own snapshot, taken after the lock is held).
    */
-  lockConversation(conversationId: string): Promise<void>;
+  lockConversation(conversationId: string): void;
   /** The same lock if nobody holds it; false at once otherwise (a sweep skips a thread in use). */
   tryLockConversation(conversationId: string): Promise<boolean>;
   /** Tells listening replicas once the transaction commits (and only if it does). */
-  notify(channel: string, payload: string): Promise<void>;
+  notify(channel: string, payload: string): void;
   /**
    * Runs a step after the work and just before COMMIT, in the order given: a step that takes a lock
    * every writer shares (the audit chain's) then holds it for the shortest time, and takes it last, so it
@@ -71,27 +99,21 @@ async function attemptTransaction<Result>(
     broken = error;
   };
   client.on('error', lost);
+  const batch = new StatementBatch(client, context.clock);
+  let settleDeferred: ((committed: boolean) => void) | undefined;
   try {
-    let now: number;
-    if (context.clock) {
-      await client.query('BEGIN');
-      now = context.clock();
-    } else {
-      // One round trip: the simple protocol runs both statements and answers with both results.
-      const results = (await client.query(`BEGIN; SELECT ${nowSql} AS now`)) as unknown as Array<{
-        rows: Array<{ now: number }>;
-      }>;
-      now = Number(results[1]?.rows[0]?.now);
-    }
     const steps: Array<() => Promise<void>> = [];
-    const result = await work(txOn(client, now, steps));
+    const result = await work(txOn(batch, steps, context.clock));
+    // Before the steps: they take the audit chain's lock, which is held for as short a time as possible.
+    settleDeferred = context.deferred?.rideAlong(batch);
     for (const step of steps) await step();
-    await client.query('COMMIT');
-    context.onCommit?.();
+    if (await batch.finish('COMMIT')) context.onCommit?.();
+    settleDeferred?.(true);
     return result;
   } catch (error) {
+    settleDeferred?.(false);
     try {
-      await client.query('ROLLBACK');
+      if (batch.sent) await client.query('ROLLBACK');
     } catch (rollbackError) {
       broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
     }
@@ -102,33 +124,54 @@ async function attemptTransaction<Result>(
   }
 }
 
-function txOn(client: PoolClient, now: number, steps: Array<() => Promise<void>>): Tx {
+const lockSql = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+
+function txOn(
+  batch: StatementBatch,
+  steps: Array<() => Promise<void>>,
+  clock: (() => number) | undefined,
+): Tx {
   return {
-    now,
+    get now() {
+      return batch.now;
+    },
+    get nowSql() {
+      return clock ? `${Math.trunc(clock())}::bigint` : nowSql;
+    },
     beforeCommit(step) {
       steps.push(step);
     },
+    start: () => batch.start(),
     async rows<Row>(text: string, values: readonly unknown[] = []) {
-      return (await client.query(text, values as unknown[])).rows as Row[];
+      return (await batch.answer(text, values)).rows as Row[];
     },
     async one<Row>(text: string, values: readonly unknown[] = []) {
-      return (await client.query(text, values as unknown[])).rows[0] as Row | undefined;
+      return (await batch.answer(text, values)).rows[0] as Row | undefined;
     },
     async run(text, values = []) {
-      return (await client.query(text, values as unknown[])).rowCount ?? 0;
+      return (await batch.answer(text, values)).rowCount ?? 0;
     },
-    async lockConversation(conversationId) {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [conversationId]);
+    async each(statements) {
+      return (await batch.answerEach(statements)).map((answer) => ({
+        rows: answer.rows as unknown[],
+        rowCount: answer.rowCount ?? 0,
+      }));
+    },
+    later(text, values = []) {
+      batch.later(text, values);
+    },
+    lockConversation(conversationId) {
+      batch.later(lockSql, [conversationId]);
     },
     async tryLockConversation(conversationId) {
-      const result = await client.query<{ locked: boolean }>(
+      const result = await batch.answer(
         'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
         [conversationId],
       );
       return result.rows[0]?.locked === true;
     },
-    async notify(channel, payload) {
-      await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    notify(channel, payload) {
+      batch.later('SELECT pg_notify($1, $2)', [channel, payload]);
     },
   };
 }
@@ -169,11 +212,13 @@ export async function autocommit<Row>(
 /** The statement's own start: the same value however often a statement reads it. */
 const statementNowSql = `(extract(epoch from statement_timestamp()) * 1000)::bigint`;
 
-/** The current time as this store counts it, for reads that compare against it. */
-export async function currentTime(context: PgContext): Promise<number> {
-  if (context.clock) return context.clock();
-  const [row] = await read<{ now: number }>(context, `SELECT ${nowSql} AS now`);
-  return Number(row?.now);
+/**
+ * The current time as SQL, for a read that compares against it: the statement's own start on the
+ * server's clock (one value however often the statement reads it), or the test clock as a literal.
+ * Saves the round trip of asking for the time first.
+ */
+export function momentSql(context: PgContext): string {
+  return context.clock ? `${Math.trunc(context.clock())}::bigint` : statementNowSql;
 }
 
 async function connect(pool: Pool): Promise<PoolClient> {

@@ -2,7 +2,7 @@ import type { Grant } from '../records.js';
 import { describeGrant, type GrantRow, grantMatchJson, toGrant } from '../row-mappers.js';
 import type { GrantFilter, GrantStore, NewGrant } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
-import { currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { momentSql, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
 /** Usable at `$now`: not revoked, not expired, not used up. */
@@ -22,7 +22,7 @@ const conversationOf = (row: GrantRow) => (row.scope === 'conversation' ? row.sc
 export async function createGrantInside(tx: Tx, grant: NewGrant): Promise<Grant> {
   const matchJson = grantMatchJson(grant.match);
   const argsHash = grant.argsHash ?? null;
-  await tx.run('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+  tx.later('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
     `grant:${grant.scope}:${grant.scopeId}:${grant.toolName}`,
   ]);
   const existing = await tx.one<GrantRow>(
@@ -66,19 +66,20 @@ export function createPgGrants(context: PgContext): GrantStore {
     async find(toolName, scopes) {
       const [row] = await read<GrantRow>(
         context,
-        `SELECT * FROM grants WHERE ${usableAt('$4')} AND tool_name = $1 AND match_json IS NULL
+        `SELECT * FROM grants WHERE ${usableAt(momentSql(context))} AND tool_name = $1 AND match_json IS NULL
            AND args_hash IS NULL AND ${inScopes('$2', '$3')}
          ORDER BY id LIMIT 1`,
-        [toolName, scopes.conversationId, scopes.channelId, await currentTime(context)],
+        [toolName, scopes.conversationId, scopes.channelId],
       );
       return row ? toGrant(row) : undefined;
     },
     async usable(toolName, scopes) {
       const rows = await read<GrantRow>(
         context,
-        `SELECT * FROM grants WHERE ${usableAt('$4')} AND tool_name = $1 AND ${inScopes('$2', '$3')}
+        `SELECT * FROM grants WHERE ${usableAt(momentSql(context))} AND tool_name = $1
+           AND ${inScopes('$2', '$3')}
          ORDER BY id LIMIT 200`,
-        [toolName, scopes.conversationId, scopes.channelId, await currentTime(context)],
+        [toolName, scopes.conversationId, scopes.channelId],
       );
       return rows.map(toGrant);
     },
@@ -86,6 +87,7 @@ export function createPgGrants(context: PgContext): GrantStore {
     // the last use, the second waits on the row lock, re-reads it and changes nothing.
     use: (id, use, effects = {}) =>
       transaction(context, async (tx) => {
+        await tx.start();
         const row = await tx.one<GrantRow>(
           `UPDATE grants SET uses_left = uses_left - 1 WHERE id = $1 AND ${usableAt('$2')} RETURNING *`,
           [id, tx.now],
@@ -97,12 +99,17 @@ export function createPgGrants(context: PgContext): GrantStore {
           conversationId: use.conversationId,
           data: { ...describeGrant(row), turnId: use.turnId, toolCallId: use.toolCallId },
         });
-        await writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
+        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
         return toGrant(row);
       }),
-    create: (grant: NewGrant) => transaction(context, (tx) => createGrantInside(tx, grant)),
+    create: (grant: NewGrant) =>
+      transaction(context, async (tx) => {
+        await tx.start();
+        return createGrantInside(tx, grant);
+      }),
     revoke: (id, by) =>
       transaction(context, async (tx) => {
+        await tx.start();
         const row = await tx.one<GrantRow>(
           'UPDATE grants SET revoked_at = $2, revoked_by = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING *',
           [id, tx.now, by],
@@ -129,7 +136,7 @@ export function createPgGrants(context: PgContext): GrantStore {
         return [];
       const rows = await read<GrantRow>(
         context,
-        `SELECT * FROM grants g WHERE ${usableAt('$5')}
+        `SELECT * FROM grants g WHERE ${usableAt(momentSql(context))}
            AND ($1::text IS NULL OR $2::text IS NOT NULL OR (scope = 'conversation' AND scope_id = $1))
            AND ($2::text IS NULL OR $1::text IS NOT NULL OR (scope = 'channel' AND scope_id = $2))
            AND ($1::text IS NULL OR $2::text IS NULL OR ${inScopes('$1', '$2')})
@@ -137,7 +144,7 @@ export function createPgGrants(context: PgContext): GrantStore {
              AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = g.scope_id AND c.channel_id = $3)))
            AND ($4::text IS NULL OR created_by = $4)
          ORDER BY id LIMIT 200`,
-        [conversationId, channelId, inChannel, createdBy, await currentTime(context)],
+        [conversationId, channelId, inChannel, createdBy],
       );
       return rows.map(toGrant);
     },

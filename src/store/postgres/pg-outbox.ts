@@ -2,56 +2,60 @@ import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-messa
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
-import { autocommit, currentTime, type PgContext, read, type Tx, transaction } from './pg-context.js';
-import { writeOutbox } from './pg-outbox-writer.js';
+import { autocommit, momentSql, type PgContext, read, transaction } from './pg-context.js';
+import { writeOutbox, writeOutboxReturning } from './pg-outbox-writer.js';
 
 const finishSql = `UPDATE outbox SET status = $2, progress_json = $3, claim_owner = NULL, claim_expires_at = NULL,
     in_doubt = 0, last_error = $4, finished_at = $5
   WHERE id = $1 AND status = 'pending' AND claim_owner = $6 AND claim_token = $7
   RETURNING *`;
 
-async function completeOne(tx: Tx, delivery: CompletedDelivery): Promise<boolean> {
-  const row = await tx.one<OutboxRow>(finishSql, [
-    delivery.id,
-    'sent',
-    JSON.stringify(delivery.progress),
-    null,
-    tx.now,
-    delivery.claim.owner,
-    delivery.claim.token,
-  ]);
-  if (!row) return false;
-  const { message } = toOutboxEntry(row);
-  // A posted card (the thread's, or a copy in an approver's DM) is one of the request's cards from this
-  // commit on: clicks on it decide the request, and every rewrite reaches it.
-  if (message.type === 'approval-card' || message.type === 'approver-copy') {
-    for (const part of delivery.progress.sent) {
-      await tx.run(
-        `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (channel, ts) DO NOTHING`,
-        [part.channel, part.ts, message.requestId, tx.now],
-      );
-    }
-  }
-  return true;
+/**
+ * A delivered row, recorded in one statement: the row turns sent if the claim is still ours, and a posted
+ * card (the thread's, or a copy in an approver's DM) becomes one of the request's cards in the same commit
+ * (clicks on it decide the request from then on, and every rewrite reaches it). Answers one row with \`done\` = 1, or 0 when the claim is no longer ours.
+ */
+function completeStatement(now: string, delivery: CompletedDelivery) {
+  return {
+    text: `WITH done AS (
+             UPDATE outbox SET status = 'sent', progress_json = $2, claim_owner = NULL, claim_expires_at = NULL,
+               in_doubt = 0, last_error = NULL, finished_at = ${now}
+             WHERE id = $1 AND status = 'pending' AND claim_owner = $3 AND claim_token = $4
+             RETURNING message_json),
+           cards AS (
+             INSERT INTO approval_cards (channel, ts, request_id, posted_at)
+             SELECT part.channel, part.ts, done.message_json::json ->> 'requestId', ${now}
+             FROM done, json_to_recordset($5::json) AS part(channel text, ts text)
+             WHERE done.message_json::json ->> 'type' IN ('approval-card', 'approver-copy')
+             ON CONFLICT (channel, ts) DO NOTHING)
+           SELECT count(*)::int AS done FROM done`,
+    values: [
+      delivery.id,
+      JSON.stringify(delivery.progress),
+      delivery.claim.owner,
+      delivery.claim.token,
+      JSON.stringify(delivery.progress.sent),
+    ],
+  };
 }
+
+const completed = (answer: { rows: Array<{ done?: unknown }> }) => answer.rows[0]?.done === 1;
 
 export function createPgOutbox(context: PgContext): OutboxStore {
   const complete = (deliveries: readonly CompletedDelivery[]) =>
     transaction(context, async (tx) => {
       const results: boolean[] = [];
-      for (const delivery of deliveries) results.push(await completeOne(tx, delivery));
+      for (const delivery of deliveries) {
+        const { text, values } = completeStatement(tx.nowSql, delivery);
+        results.push(completed({ rows: await tx.rows<{ done: number }>(text, values) }));
+      }
       return results;
     });
   return {
     enqueue: (entries: readonly NewOutboxEntry[], deliverAs?: Lease) =>
       transaction(context, async (tx) => {
-        const ids = await writeOutbox(tx, entries, deliverAs);
-        if (ids.length === 0) return [];
-        const rows = await tx.rows<OutboxRow>(
-          'SELECT * FROM outbox WHERE id = ANY($1::bigint[]) ORDER BY id',
-          [ids],
-        );
+        await tx.start();
+        const rows = await writeOutboxReturning(tx, entries, deliverAs);
         return rows.map(toOutboxEntry);
       }),
     async get(id) {
@@ -67,23 +71,23 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       return row ? toOutboxEntry(row) : undefined;
     },
     async duePending(limit) {
-      const at = await currentTime(context);
+      const now = momentSql(context);
       const rows = await read<OutboxRow>(
         context,
-        `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= $1
-           AND (claim_owner IS NULL OR claim_expires_at < $1)
-         ORDER BY next_attempt_at LIMIT $2`,
-        [at, limit],
+        `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ${now}
+           AND (claim_owner IS NULL OR claim_expires_at < ${now})
+         ORDER BY next_attempt_at LIMIT $1`,
+        [limit],
       );
       return rows.map(toOutboxEntry);
     },
     async heldPending(limit) {
-      const at = await currentTime(context);
       const rows = await read<OutboxRow>(
         context,
-        `SELECT * FROM outbox WHERE status = 'pending' AND claim_owner IS NOT NULL AND claim_expires_at >= $1
-         ORDER BY id LIMIT $2`,
-        [at, limit],
+        `SELECT * FROM outbox WHERE status = 'pending' AND claim_owner IS NOT NULL
+           AND claim_expires_at >= ${momentSql(context)}
+         ORDER BY id LIMIT $1`,
+        [limit],
       );
       return rows.map(toOutboxEntry);
     },
@@ -111,11 +115,11 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       return changed === 1;
     },
     complete,
-    // No group commit to ride along in here: the marker is its own (small) commit, so the contract
-    // (recorded, or reconciled by the sweep after a crash) holds trivially.
-    async completeSoon(delivery) {
-      const [done] = await complete([delivery]);
-      return done ?? false;
+    // Rides along in the next commit this process makes (see \`PgDeferredWrites\`).
+    completeSoon(delivery) {
+      if (!context.deferred) return complete([delivery]).then(([done]) => done ?? false);
+      const { text, values } = completeStatement(momentSql(context), delivery);
+      return context.deferred.add(text, values, completed);
     },
     async retryLater(id, claim, next) {
       const { changed } = await autocommit(context, () => ({
@@ -147,7 +151,7 @@ export function createPgOutbox(context: PgContext): OutboxStore {
           conversationId: row.conversation_id,
           data: { key: row.key, error: failure.error, turnId: row.turn_id },
         });
-        await writeOutbox(tx, failure.notify ?? [], deliverAs);
+        writeOutbox(tx, failure.notify ?? [], deliverAs);
         return true;
       }),
   };

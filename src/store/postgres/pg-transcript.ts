@@ -86,20 +86,21 @@ export function createPgTranscript(context: PgContext): TranscriptStore {
     recordToolResult: (fence, call, content) =>
       transaction(context, async (tx) => {
         await checkFence(tx, fence);
-        // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
-        const inserted = await tx.run(
-          `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_call_id, created_at)
-           VALUES ($1, $2, $3, 'tool', $4, $5, $6)
-           ON CONFLICT (transcript_id, tool_call_id) WHERE tool_call_id IS NOT NULL DO NOTHING`,
+        // The first result for a call stands; a late duplicate (a racing retry) changes nothing. The ledger
+        // entry turns finished in the same statement, only when the result was written.
+        const written = await tx.one<{ n: number }>(
+          `WITH inserted AS (
+             INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_call_id, created_at)
+             VALUES ($1, $2, $3, 'tool', $4, $5, $6)
+             ON CONFLICT (transcript_id, tool_call_id) WHERE tool_call_id IS NOT NULL DO NOTHING
+             RETURNING 1),
+           finished AS (
+             UPDATE tool_executions SET status = 'finished', finished_at = $6
+             WHERE transcript_id = $2 AND tool_call_id = $5 AND EXISTS (SELECT 1 FROM inserted))
+           SELECT count(*)::int AS n FROM inserted`,
           [call.conversationId, call.transcriptId, call.turnId, content, call.toolCallId, tx.now],
         );
-        if (inserted === 0) return false;
-        await tx.run(
-          `UPDATE tool_executions SET status = 'finished', finished_at = $3
-           WHERE transcript_id = $1 AND tool_call_id = $2`,
-          [call.transcriptId, call.toolCallId, tx.now],
-        );
-        return true;
+        return written?.n === 1;
       }),
     async finalAnswer(turnId) {
       const [row] = await read<{ content: string | null }>(

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { KvSnapshot } from '../../agent/kv.js';
 import { kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
@@ -21,9 +22,17 @@ import type {
   TurnStore,
 } from '../store.js';
 import { createApprovalInside } from './pg-approval-rows.js';
-import { activeStatuses, claimInside, lockTurnConversation, markReady } from './pg-claim.js';
+import {
+  activeStatuses,
+  type ClaimRow,
+  claimInside,
+  claimRead,
+  lockTurnConversation,
+  lockTurnConversationOf,
+  markReady,
+} from './pg-claim.js';
 import { autocommit, checkFence, type PgContext, read, type Tx, transaction } from './pg-context.js';
-import { appendInside } from './pg-messages.js';
+import { appendLater } from './pg-messages.js';
 import { workChannel } from './pg-notifications.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 
@@ -35,25 +44,25 @@ export function createPgConversations(context: PgContext): ConversationStore {
     },
     async saveKv(id, kv) {
       await transaction(context, async (tx) => {
-        await tx.lockConversation(id);
-        await tx.run('UPDATE conversations SET kv_json = $2 WHERE id = $1', [id, JSON.stringify(kv)]);
+        tx.lockConversation(id);
+        tx.later('UPDATE conversations SET kv_json = $2 WHERE id = $1', [id, JSON.stringify(kv)]);
       });
     },
   };
 }
 
 /** Tells every replica that a turn left its holder: the thread's next turn, or the turn itself, is free. */
-async function announce(tx: Tx, conversation: string, turnId: string, event: 'released' | 'finished') {
-  await tx.notify(workChannel, JSON.stringify({ conversationId: conversation, turnId, event }));
+function announce(tx: Tx, conversation: string, turnId: string, event: 'released' | 'finished') {
+  tx.notify(workChannel, JSON.stringify({ conversationId: conversation, turnId, event }));
 }
 
-async function finish(
+function finish(
   tx: Tx,
   turnId: string,
   status: 'completed' | 'failed' | 'awaiting_approval',
   error: { code: string; message: string } | null,
 ) {
-  await tx.run(
+  tx.later(
     `UPDATE turns SET status = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3,
        error_code = $4, error_message = $5
      WHERE id = $1`,
@@ -61,56 +70,78 @@ async function finish(
   );
 }
 
+/** A thread's row as `row_to_json` gives it back. */
+const conversationRowSchema = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  channel_id: z.string(),
+  thread_ts: z.string(),
+  kv_json: z.string(),
+  created_at: z.number(),
+});
+
+async function duplicateOf(tx: Tx, turn: NewTurn): Promise<EnqueueResult> {
+  const existing = await tx.one<TurnRow>('SELECT * FROM turns WHERE trigger_key = $1', [turn.triggerKey]);
+  if (!existing) throw new Error(`turn ${turn.turnId} conflicted without a row`);
+  return { type: 'duplicate', turn: toTurn(existing) };
+}
+
 export function createPgTurns(context: PgContext): TurnStore {
   const enqueue = (turn: NewTurn, lease?: Lease, limits?: AdmissionLimits) =>
     transaction(context, async (tx): Promise<EnqueueResult> => {
       const id = conversationId(turn);
-      await tx.lockConversation(id);
-      const duplicate = await tx.one<TurnRow>('SELECT * FROM turns WHERE trigger_key = $1', [
-        turn.triggerKey,
-      ]);
-      if (duplicate) return { type: 'duplicate', turn: toTurn(duplicate) };
+      tx.lockConversation(id);
+      // Under the lock, one read: is this message a turn already, and what is unfinished (counted up to
+      // the limits only, so a backlog costs no more than the limit to check; nothing without limits).
+      const facts = await tx.one<{ duplicate: boolean; in_thread: number; by_user: number }>(
+        `SELECT EXISTS (SELECT 1 FROM turns WHERE trigger_key = $1) AS duplicate,
+           (SELECT count(*) FROM (SELECT 1 FROM turns WHERE conversation_id = $2 AND status IN ${activeStatuses}
+             LIMIT $3) t)::int AS in_thread,
+           (SELECT count(*) FROM (SELECT 1 FROM turns WHERE requested_by = $4 AND status IN ${activeStatuses}
+             LIMIT $5) u)::int AS by_user`,
+        [turn.triggerKey, id, limits?.perThread ?? 0, turn.requestedBy, limits?.perUser ?? 0],
+      );
+      if (facts?.duplicate) return duplicateOf(tx, turn);
       if (limits) {
-        // Counted up to the limit only: a backlog costs no more than the limit to check.
-        const counts = await tx.one<{ in_thread: number; by_user: number }>(
-          `SELECT
-             (SELECT count(*) FROM (SELECT 1 FROM turns WHERE conversation_id = $1 AND status IN ${activeStatuses}
-               LIMIT $2) t)::int AS in_thread,
-             (SELECT count(*) FROM (SELECT 1 FROM turns WHERE requested_by = $3 AND status IN ${activeStatuses}
-               LIMIT $4) u)::int AS by_user`,
-          [id, limits.perThread, turn.requestedBy, limits.perUser],
-        );
-        const admission = admitTurn(
-          { inThread: counts?.in_thread ?? 0, byUser: counts?.by_user ?? 0 },
-          limits,
-        );
+        const admission = admitTurn({ inThread: facts?.in_thread ?? 0, byUser: facts?.by_user ?? 0 }, limits);
         if (admission.type === 'refuse')
           return { type: 'refused', reason: admission.reason, unfinished: admission.unfinished };
       }
-      await tx.run(
+      tx.later(
         `INSERT INTO conversations (id, team_id, channel_id, thread_ts, created_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO NOTHING`,
         [id, turn.teamId, turn.channelId, turn.threadTs, tx.now],
       );
-      // One Slack message delivered to two replicas at once lands here twice: one insert wins.
-      const inserted = await tx.one<TurnRow>(
-        `INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
-           created_at, updated_at)
-         VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $7)
-         ON CONFLICT (trigger_key) DO NOTHING
-         RETURNING *`,
-        [turn.turnId, id, turn.triggerKey, turn.triggerTs, turn.requestedBy, turn.inputText, tx.now],
-      );
-      if (!inserted) {
-        const existing = await tx.one<TurnRow>('SELECT * FROM turns WHERE trigger_key = $1', [
-          turn.triggerKey,
-        ]);
-        if (!existing) throw new Error(`turn ${turn.turnId} conflicted without a row`);
-        return { type: 'duplicate', turn: toTurn(existing) };
-      }
-      const conversation = await tx.one<ConversationRow>('SELECT * FROM conversations WHERE id = $1', [id]);
-      if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
-      const started = lease ? await claimInside(tx, turn.turnId, lease, { locked: true }) : undefined;
+      // One Slack message delivered to two replicas at once lands here twice: one insert wins. The thread's
+      // row comes back with the turn (inserted just before, or there already); a turn to start at once is
+      // read for its claim in the same message.
+      const [insertedAnswer, claimAnswer] = await tx.each([
+        {
+          text: `WITH inserted AS (
+                   INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
+                     created_at, updated_at)
+                   VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $7)
+                   ON CONFLICT (trigger_key) DO NOTHING
+                   RETURNING *)
+                 SELECT inserted.*, row_to_json(c) AS conversation_row
+                 FROM inserted JOIN conversations c ON c.id = inserted.conversation_id`,
+          values: [
+            turn.turnId,
+            id,
+            turn.triggerKey,
+            turn.triggerTs,
+            turn.requestedBy,
+            turn.inputText,
+            tx.now,
+          ],
+        },
+        ...(lease ? [claimRead(turn.turnId)] : []),
+      ]);
+      const inserted = insertedAnswer?.rows[0] as (TurnRow & { conversation_row: unknown }) | undefined;
+      if (!inserted) return duplicateOf(tx, turn);
+      const conversation = conversationRowSchema.parse(inserted.conversation_row);
+      const read = claimAnswer?.rows[0] as ClaimRow | undefined;
+      const started = lease ? await claimInside(tx, turn.turnId, lease, { locked: true, read }) : undefined;
       return {
         type: 'enqueued',
         turn: started?.type === 'claimed' ? started.turn : toTurn(inserted),
@@ -120,7 +151,7 @@ export function createPgTurns(context: PgContext): TurnStore {
     });
 
   const lockedFence = async (tx: Tx, fence: Fence) => {
-    await lockTurnConversation(tx, fence.turnId);
+    lockTurnConversation(tx, fence.turnId);
     return checkFence(tx, fence);
   };
 
@@ -142,38 +173,39 @@ export function createPgTurns(context: PgContext): TurnStore {
     complete: (fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) =>
       transaction(context, async (tx) => {
         const conversation = await lockedFence(tx, fence);
-        await tx.run(
+        // Past the fence, nothing needs an answer: every write travels with COMMIT.
+        tx.later(
           `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
            VALUES ($1, $1, $2, 'assistant', $3, $4)`,
           [conversation, fence.turnId, result.answer, tx.now],
         );
-        await tx.run('UPDATE conversations SET kv_json = $2 WHERE id = $1', [
+        tx.later('UPDATE conversations SET kv_json = $2 WHERE id = $1', [
           conversation,
           JSON.stringify(result.kv),
         ]);
-        await finish(tx, fence.turnId, 'completed', null);
-        await writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
-        await announce(tx, conversation, fence.turnId, 'finished');
+        finish(tx, fence.turnId, 'completed', null);
+        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
+        announce(tx, conversation, fence.turnId, 'finished');
       }),
     suspend: (fence, kv, effects: Effects = {}, batch?: SuspendBatch) =>
       transaction(context, async (tx) => {
         await lockedFence(tx, fence);
         const approvals: Approval[] = [];
         if (batch) {
-          if (batch.message) await appendInside(tx, fence.turnId, batch.transcriptId, batch.message);
+          if (batch.message) appendLater(tx, fence.turnId, batch.transcriptId, batch.message);
           for (const approval of batch.approvals)
             approvals.push((await createApprovalInside(tx, approval)).approval);
         }
         // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
-        await tx.run(
+        tx.later(
           `UPDATE approvals SET kv_snapshot_json = $2 WHERE request_id = (
              SELECT request_id FROM approvals WHERE turn_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1)`,
           [fence.turnId, JSON.stringify(kv)],
         );
-        await finish(tx, fence.turnId, 'awaiting_approval', null);
+        finish(tx, fence.turnId, 'awaiting_approval', null);
         // Decided already (from the inbox, while the turn was still running): ready to resume at once.
-        await markReady(tx, fence.turnId);
-        await writeOutbox(
+        markReady(tx, fence.turnId);
+        writeOutbox(
           tx,
           [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
           effects.deliverAs,
@@ -185,9 +217,9 @@ export function createPgTurns(context: PgContext): TurnStore {
         let conversation: string;
         if ('token' in target) {
           conversation = await lockedFence(tx, target);
-          await finish(tx, target.turnId, 'failed', error);
+          finish(tx, target.turnId, 'failed', error);
         } else {
-          await lockTurnConversation(tx, target.turnId);
+          if (!(await lockTurnConversationOf(tx, target.turnId))) return;
           const failed = await tx.one<{ conversation_id: string }>(
             `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2,
                error_code = $3, error_message = $4
@@ -198,8 +230,8 @@ export function createPgTurns(context: PgContext): TurnStore {
           if (!failed) return;
           conversation = failed.conversation_id;
         }
-        await writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
-        await announce(tx, conversation, target.turnId, 'finished');
+        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
+        announce(tx, conversation, target.turnId, 'finished');
       }),
     async release(fence) {
       // The lease lapses and the other replicas hear of it, in one statement.
