@@ -15,6 +15,7 @@ import { Runtime } from '../src/runtime/create-runtime.js';
 import { silentObserver } from '../src/runtime/turn-observer.js';
 import { conversationId } from '../src/store/conversation-id.js';
 import { createSqliteStore, openDatabase } from '../src/store/index.js';
+import { attachWalCheckpointer, WalCheckpointer } from '../src/store/sqlite/wal-checkpointer.js';
 import type { SynchronousMode } from '../src/store/open-database.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import type { Store } from '../src/store/store.js';
@@ -129,7 +130,9 @@ function instantSlack() {
 /** Commits are counted on the connection from before the store prepares its first statement. */
 export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptions): HoldfastHarness {
   const db = openDatabase(file, { synchronous: options.synchronous, pageCheck: options.pageCheck });
+  // As holdfast runs: checkpoints in a worker thread (none at all while a counting pass reads the WAL).
   if (options.keepWal) db.pragma('wal_autocheckpoint = 0');
+  else attachWalCheckpointer(db, new WalCheckpointer(db, file));
   const commits = countCommits(db);
   const store = createSqliteStore(db);
   return buildHarnessOn(store, {

@@ -28,6 +28,35 @@ describe('demo chat model', () => {
     expect(reply.toolCalls.map((call) => call.name)).toEqual(['run_shell']);
   });
 
+  it('calls the shell once per command when asked to run several, in one reply', async () => {
+    const reply = await ask('@alice: @holdfast run `echo one` and `echo two`');
+    expect(reply.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)])).toEqual([
+      ['run_shell', { command: 'echo one' }],
+      ['run_shell', { command: 'echo two' }],
+    ]);
+    expect(new Set(reply.toolCalls.map((call) => call.id)).size).toBe(2);
+  });
+
+  it('sums up every result of its last reply, in order', async () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: '@alice: run `echo one` and `echo two`' },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'a', name: 'run_shell', arguments: '{"command":"echo one"}' },
+          { id: 'b', name: 'run_shell', arguments: '{"command":"echo two"}' },
+        ],
+      },
+      { role: 'tool', toolCallId: 'a', content: 'one' },
+      { role: 'tool', toolCallId: 'b', content: 'two' },
+    ];
+    const reply = await createDemoChatModel().complete({ messages, tools: allTools });
+    expect(reply.content).toBe(
+      '`run_shell` finished. Result:\n```\none\n```\n\n`run_shell` finished. Result:\n```\ntwo\n```',
+    );
+  });
+
   it('runs a shell command given in backticks or plainly', async () => {
     expect(await onlyCall('@alice: @holdfast run `df -h`')).toEqual({
       name: 'run_shell',

@@ -9,7 +9,7 @@ export function createDemoChatModel(): ChatModel {
   const complete = async (request: ChatRequest): Promise<ModelReply> => {
     const last = request.messages.at(-1);
     if (!last) return text(helpText(request));
-    if (last.role === 'tool') return text(summarizeResult(request.messages, last));
+    if (last.role === 'tool') return text(summarizeResults(request.messages));
     if (last.role !== 'user') return text(helpText(request));
     return replyTo(withoutSpeaker(last.content), request);
   };
@@ -32,6 +32,20 @@ function replyTo(message: string, request: ChatRequest): ModelReply {
         }
       : text(`The \`${name}\` tool is not configured here.`);
 
+  // "run `a` and `b`": one reply calling the tool for each, so a plan of several calls can be tried.
+  const commands = /\brun\s+`/i.test(message)
+    ? [...message.matchAll(/`([^`]+)`/g)].map((match) => (match[1] ?? '').trim()).filter(Boolean)
+    : [];
+  if (commands.length > 1 && has('run_shell')) {
+    return {
+      content: `Using \`run_shell\` ${commands.length} times for this.`,
+      toolCalls: commands.map((command, index) => ({
+        id: `${callId(request)}_${index}`,
+        name: 'run_shell',
+        arguments: JSON.stringify({ command }),
+      })),
+    };
+  }
   const shell = /\brun\s+`([^`]+)`/i.exec(message) ?? /\brun\s+(.+?)\s*$/i.exec(message);
   if (shell?.[1]) return call('run_shell', { command: shell[1].trim() });
   const url = /\bcheck\s+<?(https?:\/\/[^\s>|]+)/i.exec(message);
@@ -54,6 +68,17 @@ function withoutSpeaker(content: string): string {
     .replace(/^@[^:]{1,80}:\s*/, '')
     .replace(/@holdfast\b/gi, '')
     .trim();
+}
+
+/** Every result since the model last spoke, one paragraph each, in the order of its calls. */
+function summarizeResults(messages: readonly ChatMessage[]): string {
+  const results: Array<{ toolCallId: string; content: string }> = [];
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role !== 'tool') break;
+    results.unshift(message);
+  }
+  return results.map((result) => summarizeResult(messages, result)).join('\n\n');
 }
 
 function summarizeResult(messages: readonly ChatMessage[], result: { toolCallId: string; content: string }) {

@@ -202,6 +202,35 @@ describe('local workspace in a browser', () => {
       .toContain('You have no standing grants.');
     expect(await revoke.count()).toBe(0);
     await shot(page, '13-grant-revoked');
+
+    // The whole plan at once: two commands in one request show two cards together, and neither runs
+    // until both are allowed.
+    await page.click('[data-channel="C0OPS"]');
+    await switchTo(page, 'U0ALICE');
+    await page.fill('#channel-input', '@holdfast run `echo batch-one` and `echo batch-two`');
+    await page.press('#channel-input', 'Enter');
+    const cards = approvalCard(page);
+    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(2);
+    expect(await cards.nth(0).textContent()).toContain('echo batch-one');
+    expect(await cards.nth(1).textContent()).toContain('echo batch-two');
+    await switchTo(page, 'U0BOB');
+    await shot(page, '14-batch-cards');
+    const batchAnswer = page.locator('#thread-messages .message', { hasText: 'finished' }).filter({
+      hasText: 'batch-',
+    });
+    await cards.nth(0).locator('[data-action-id="holdfast.approval.allow"]').click();
+    await page.locator('#confirm[open]').waitFor();
+    await page.click('#confirm-ok');
+    await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(1);
+    expect(await batchAnswer.count()).toBe(0);
+    await cards.nth(0).locator('[data-action-id="holdfast.approval.allow"]').click();
+    await page.locator('#confirm[open]').waitFor();
+    await page.click('#confirm-ok');
+    await batchAnswer.first().waitFor({ timeout: 20_000 });
+    const answered = await batchAnswer.first().textContent();
+    expect(answered).toContain('batch-one');
+    expect(answered).toContain('batch-two');
+    await shot(page, '15-batch-allowed');
   });
 
   it('streams a running answer with its task and Stop, and stops it when the requester presses Stop', async () => {

@@ -148,7 +148,10 @@ describe('live answers', () => {
     await slack.settle();
 
     expect(looked).toBeGreaterThanOrEqual(2);
-    expect(writes(slack.api)).toEqual(['chat.startStream', 'chat.stopStream', 'chat.update']);
+    // Opened only once caught up (an append may follow, depending on when the rest of the text came).
+    const written = writes(slack.api);
+    expect(written[0]).toBe('chat.startStream');
+    expect(written.slice(-2)).toEqual(['chat.stopStream', 'chat.update']);
   });
 
   it("shows the last word of a reply's text once the model goes on to its calls, while the tool runs", async () => {
