@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ChatModel } from './agent/chat-model.js';
@@ -12,7 +11,6 @@ import { emptyPolicy } from './approvals/policy.js';
 import { withApprovers, withEnvironmentApprovers } from './approvals/with-approvers.js';
 import { auditCommand } from './audit/audit-command.js';
 import { type Config, loadConfig } from './config.js';
-import { ConfigError } from './errors.js';
 import { openLocalWorkspace } from './local/open-local-workspace.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
 import { createOps } from './ops/create-ops.js';
@@ -23,7 +21,6 @@ import type { ProcessIdentity } from './runtime/process-identity.js';
 import { createProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
 import { attachSlack } from './slack/attach-slack.js';
-import { boltLogger } from './slack/bolt-logger.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/create-bolt-app.js';
 import { createLiveAnswers, type LiveAnswersDeps } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
@@ -36,6 +33,7 @@ import {
   loadTools,
   makeWorkdir,
 } from './startup/build-parts.js';
+import { connectSlack } from './startup/connect-slack.js';
 import { describeStartupFailure } from './startup/describe-startup-failure.js';
 import { doctorCommand } from './startup/doctor-command.js';
 import { keepServingAfterEscapedFailures } from './startup/keep-serving.js';
@@ -181,26 +179,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     }
     const mode: ConnectedSlackMode = slackConfig;
 
-    const slackLogger = boltLogger(logger.child({ component: 'slack' }));
-    const client = new WebClient(mode.botToken, {
-      slackApiUrl: mode.apiUrl,
-      logger: slackLogger,
-      retryConfig: ops.slackRetries({ retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 }),
-    });
-    ops.watchSlackClient(client);
-    const identity = await client.auth.test();
-    if (!identity.user_id)
-      throw new ConfigError('auth.test did not return the bot user id; check SLACK_BOT_TOKEN');
-    // The outbox retries on its own schedule: its client neither retries nor sleeps on a 429, and gives
-    // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
-    const deliveryClient = new WebClient(mode.botToken, {
-      slackApiUrl: mode.apiUrl,
-      logger: slackLogger,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      timeout: 20_000,
-    });
-    ops.watchSlackClient(deliveryClient);
+    const { client, deliveryClient, slackLogger, identity } = await connectSlack(mode, logger, ops);
     // Readiness asks with the client that does not retry: a probe wants the answer now.
     const endpoints = ops.endpoints(() => deliveryClient.auth.test());
     const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now, routes: opsRoutes(endpoints) });
@@ -272,9 +251,9 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       runtime,
       slack,
       directory: slack,
-      botUserId: identity.user_id,
-      teamId: identity.team_id,
-      enterpriseId: identity.enterprise_id || undefined,
+      botUserId: identity.userId,
+      teamId: identity.teamId,
+      enterpriseId: identity.enterpriseId,
       logger,
       redact,
       workingAfterMs: overrides.workingAfterMs,
