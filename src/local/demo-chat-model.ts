@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
 import { streamReply } from '../llm/stream-reply.js';
+import { threadContextHeading } from '../slack/thread-context.js';
 
 /**
  * A model for trying holdfast without an API key: it reads the last message and picks a tool by simple
@@ -11,7 +12,12 @@ export function createDemoChatModel(): ChatModel {
     if (!last) return text(helpText(request));
     if (last.role === 'tool') return text(summarizeResults(request.messages));
     if (last.role !== 'user') return text(helpText(request));
-    return replyTo(withoutSpeaker(last.content), request);
+    const { said, contextLines } = readRequest(last.content);
+    const reply = replyTo(withoutSpeaker(said), request);
+    // Says what it read, so the thread context can be seen at work without a real model.
+    if (contextLines === 0 || reply.toolCalls.length > 0) return reply;
+    const earlier = contextLines === 1 ? 'the earlier message' : `the ${contextLines} earlier messages`;
+    return text(`I read ${earlier} of this thread.\n\n${reply.content ?? ''}`);
   };
   return {
     complete,
@@ -60,6 +66,16 @@ function replyTo(message: string, request: ChatRequest): ModelReply {
   const read = /\bread\s+`?([^\s`]+)`?/i.exec(message);
   if (read?.[1]) return call('read_file', { path: read[1] });
   return text(helpText(request));
+}
+
+/**
+ * A first mention inside a thread arrives after what the thread said before it, as context (one line per
+ * message under a heading): the request is what follows; the context is only counted, never acted on.
+ */
+function readRequest(content: string): { said: string; contextLines: number } {
+  if (!content.startsWith(threadContextHeading)) return { said: content, contextLines: 0 };
+  const [context = '', ...rest] = content.split('\n\n');
+  return { said: rest.join('\n\n'), contextLines: context.split('\n').length - 1 };
 }
 
 /** Users' turns arrive as `@alice: text`; mentions of the bot are already rendered as `@holdfast`. */

@@ -231,6 +231,19 @@ describe('local workspace in a browser', () => {
     expect(answered).toContain('batch-one');
     expect(answered).toContain('batch-two');
     await shot(page, '15-batch-allowed');
+
+    // Asked inside a thread people already wrote in: the model reads it first (the demo model says so).
+    await page.click('[data-channel="C0OPS"]');
+    await switchTo(page, 'U0ALICE');
+    await page.fill('#channel-input', 'the api deploy failed at 14:02');
+    await page.press('#channel-input', 'Enter');
+    const root = page.locator('#channel-messages .message', { hasText: 'the api deploy failed at 14:02' });
+    await root.locator('[data-open-thread]').click();
+    await page.fill('#thread-input', '@holdfast what happened here?');
+    await page.press('#thread-input', 'Enter');
+    const readIt = page.locator('#thread-messages .message', { hasText: 'I read the earlier message' });
+    await readIt.waitFor({ timeout: 20_000 });
+    await shot(page, '16-thread-context');
   });
 
   it('streams a running answer with its task and Stop, and stops it when the requester presses Stop', async () => {
