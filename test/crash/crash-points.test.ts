@@ -1,7 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../support/fake-slack-api.js';
-import { endShellGroupAfterTest, forThread, longAnswer, startCrashWorld, userTs } from './crash-world.js';
+import {
+  channel,
+  endShellGroupAfterTest,
+  forThread,
+  longAnswer,
+  startCrashWorld,
+  userTs,
+} from './crash-world.js';
 
 /**
  * Within this long of the new process being up, a turn the dead one was running must be finished. The
@@ -44,7 +51,11 @@ describe('holdfast killed at a named point (SIGKILL, or SIGTERM as a deploy), th
     expect(answers.map((message) => message.text)).toEqual(['Done with t1.']);
     expect(world.markerLines('runs.log')).toEqual(['t1']);
     expect(world.rows('SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
-    expect(world.rows('SELECT ts FROM approval_cards')).toEqual([{ ts: card.ts }]);
+    expect(world.rows(`SELECT ts FROM approval_cards WHERE channel = '${channel}'`)).toEqual([
+      { ts: card.ts },
+    ]);
+    // The approver's DM copy is one of the request's cards too; it was posted once as well.
+    expect(world.rows('SELECT channel FROM approval_cards GROUP BY channel HAVING count(*) > 1')).toEqual([]);
   });
 
   it('answer being posted: every chunk once, in order, the rest within seconds of the restart', async ({
