@@ -55,26 +55,41 @@ function seedThread(file: string, priorMessages: number): void {
   }
 }
 
-export async function measureThreadLength(
+/**
+ * Every length's cycles interleaved (one cycle on each thread in turn), so their ratio is measured side by
+ * side rather than minutes apart on a machine whose speed drifts.
+ */
+export async function measureThreadLengths(
   workdir: string,
-  priorMessages: number,
+  lengths: readonly number[],
   options: { readonly cycles: number; readonly synchronous: SynchronousMode },
-): Promise<ThreadLengthResult> {
-  const file = path.join(workdir, `thread-${priorMessages}.db`);
-  const first = buildHoldfastHarness(file, { synchronous: options.synchronous });
-  await first.cycle(thread);
-  await first.close();
-  seedThread(file, priorMessages);
-
-  const harness = buildHoldfastHarness(file, { synchronous: options.synchronous });
+): Promise<ThreadLengthResult[]> {
+  const harnesses = [];
+  for (const priorMessages of lengths) {
+    const file = path.join(workdir, `thread-${priorMessages}.db`);
+    const first = buildHoldfastHarness(file, { synchronous: options.synchronous });
+    await first.cycle(thread);
+    await first.close();
+    seedThread(file, priorMessages);
+    harnesses.push({
+      priorMessages,
+      harness: buildHoldfastHarness(file, { synchronous: options.synchronous }),
+      durations: [] as number[],
+    });
+  }
   const warmup = 10;
-  const durations: number[] = [];
   for (let i = 0; i < warmup + options.cycles; i++) {
     const message = `1800000001.${String(i).padStart(6, '0')}`;
-    const started = performance.now();
-    await harness.cycle(thread, message);
-    if (i >= warmup) durations.push(performance.now() - started);
+    for (const entry of harnesses) {
+      const started = performance.now();
+      await entry.harness.cycle(thread, message);
+      if (i >= warmup) entry.durations.push(performance.now() - started);
+    }
   }
-  await harness.close();
-  return { priorMessages, p50: percentile(durations, 50), p99: percentile(durations, 99) };
+  for (const entry of harnesses) await entry.harness.close();
+  return harnesses.map((entry) => ({
+    priorMessages: entry.priorMessages,
+    p50: percentile(entry.durations, 50),
+    p99: percentile(entry.durations, 99),
+  }));
 }

@@ -16,7 +16,7 @@ import { measureBoot } from './boot.js';
 import { countRoundTrips } from './count-round-trips.js';
 import { benchNoopTool, buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
 import { measureLiveAnswers } from './live-answer.js';
-import { measureThreadLength } from './long-thread.js';
+import { measureThreadLengths } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
 import { buildPostgresHarness, measurePostgresRawCommits } from './postgres-cycle.js';
 import { readWalFrames } from './wal-frames.js';
@@ -257,10 +257,7 @@ async function main(): Promise<void> {
   const raw = measureRawCommits();
   const cycle = await measureCycles();
   const wal = await measureWal();
-  const threads = [];
-  for (const length of threadLengths) {
-    threads.push(await measureThreadLength(workdir, length, { cycles: threadCycles, synchronous }));
-  }
+  const threads = await measureThreadLengths(workdir, threadLengths, { cycles: threadCycles, synchronous });
   const shortest = threads[0];
   const longest = threads.at(-1);
   const boot = await measureBoot(workdir, { pending: bootPending, overdue: bootOverdue, synchronous });
