@@ -57,6 +57,9 @@ export async function postSignedToSlackApp(
   const response = await fetch(url, {
     method: 'POST',
     headers: {
+      // A fresh connection per request: a kept-alive socket that the app's server closes for idleness just
+      // as the next request goes out fails with "other side closed", a race of this client, not of the app.
+      connection: 'close',
       'content-type': contentType,
       'x-slack-request-timestamp': String(timestamp),
       'x-slack-signature': options.signature ?? slackSignature(signingSecret, timestamp, text),

@@ -13,7 +13,7 @@ import {
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
-import { denyWithReason, nextModal, submitModal } from './slack-modals.js';
+import { denyReasonCallbackId, denyWithReason, nextModal, submitModal } from './slack-modals.js';
 
 async function pendingRestart(options: { env?: Record<string, string>; now?: () => number } = {}) {
   const { tool, runs } = countingShellTool();
@@ -57,10 +57,19 @@ describe('deciding an approval from its card', () => {
 
   it('decides once when two approvers click at the same moment', async () => {
     const { slack, runs, card } = await pendingRestart();
+    // A deny is decided when its reason form is submitted, so Carol's form is open before the race.
+    const before = slack.api.callsTo('views.open').length;
+    expect((await slack.click('deny', card, { user: people.carol })).status).toBe(200);
+    const denyForm = await nextModal(slack, denyReasonCallbackId, before);
 
     const responses = await Promise.all([
       slack.click('allow', card, { user: people.bob }),
-      denyWithReason(slack, card, { user: people.carol }).then(() => ({ status: 200 })),
+      submitModal(
+        slack,
+        denyForm,
+        { 'holdfast.deny.reason': { reason: { text: null } } },
+        { user: people.carol },
+      ),
     ]);
     expect(responses.map((response) => response.status)).toEqual([200, 200]);
     await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
