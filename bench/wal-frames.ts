@@ -4,6 +4,8 @@ import fs from 'node:fs';
 export interface WalFrames {
   readonly frames: number;
   readonly commits: number;
+  /** The frames' pages, in bytes (what was logged and fsynced). */
+  readonly bytes: number;
 }
 
 const headerBytes = 32;
@@ -21,10 +23,10 @@ export function readWalFrames(databaseFile: string): WalFrames {
   try {
     wal = fs.readFileSync(`${databaseFile}-wal`);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { frames: 0, commits: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { frames: 0, commits: 0, bytes: 0 };
     throw error;
   }
-  if (wal.length < headerBytes) return { frames: 0, commits: 0 };
+  if (wal.length < headerBytes) return { frames: 0, commits: 0, bytes: 0 };
   const pageSize = wal.readUInt32BE(8);
   const salt1 = wal.readUInt32BE(16);
   const salt2 = wal.readUInt32BE(20);
@@ -36,5 +38,5 @@ export function readWalFrames(databaseFile: string): WalFrames {
     if (wal.readUInt32BE(offset + 4) !== 0) commits += 1;
     offset += frameHeaderBytes + pageSize;
   }
-  return { frames, commits };
+  return { frames, commits, bytes: frames * pageSize };
 }

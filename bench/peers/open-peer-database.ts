@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { SynchronousMode } from '../../src/store/open-database.js';
+import { newFilePageSize, type SynchronousMode } from '../../src/store/open-database.js';
 
 export interface PeerDatabaseOptions {
   readonly synchronous: SynchronousMode;
@@ -11,6 +11,7 @@ export interface PeerDatabaseOptions {
 export function openPeerDatabase(file: string, options: PeerDatabaseOptions): Database.Database {
   const db = new Database(file, { timeout: 5_000 });
   db.pragma('busy_timeout = 5000');
+  db.pragma(`page_size = ${newFilePageSize}`);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);
   db.pragma('foreign_keys = ON');

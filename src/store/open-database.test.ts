@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../test/support/open-test-store.js';
 import { newTurn, thread } from '../../test/support/store-rows.js';
@@ -128,5 +128,27 @@ describe('openDatabase on a new file', () => {
     const again = openDatabase(file);
     expect(again.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
     again.close();
+  });
+
+  it('creates it with 1 KiB pages, and keeps the page size of a file made before', () => {
+    const dir = tempDir();
+    const fresh = openDatabase(dir.file('new.db'));
+    expect(fresh.pragma('page_size', { simple: true })).toBe(1024);
+    fresh.close();
+
+    // A file from an earlier release: 4 KiB pages, some of its rows written.
+    const earlierFile = dir.file('earlier.db');
+    const earlier = new Database(earlierFile);
+    earlier.pragma('page_size = 4096');
+    earlier.pragma('journal_mode = WAL');
+    earlier.exec('CREATE TABLE kept (note TEXT)');
+    earlier.prepare('INSERT INTO kept (note) VALUES (?)').run('from before');
+    earlier.close();
+
+    const reopened = openDatabase(earlierFile);
+    expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
+    expect(reopened.prepare('SELECT note FROM kept').pluck().all()).toEqual(['from before']);
+    expect(reopened.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    reopened.close();
   });
 });
