@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { buildSystemPrompt } from '../src/agent/system-prompt.js';
+import { newFilePageSize } from '../src/store/open-database.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import { measureBoot } from './boot.js';
 import { countRoundTrips } from './count-round-trips.js';
@@ -81,10 +82,11 @@ async function measureCycles(
     await harness.cycle(thread);
     if (i >= warmup) durations.push(performance.now() - started);
   }
-  // Counted over the whole run: a delivery marker rides along in whichever commit comes next (often the
-  // next cycle's), and the last ones commit here.
-  await harness.settle();
+  // Counted over the whole run: a delivery marker rides along in whichever commit comes next, in a steady
+  // stream the next cycle's. So the count stops at the last cycle's answer: settling then commits the
+  // last markers alone, having no next cycle to ride with.
   const commits = harness.commits() - commitsBefore;
+  await harness.settle();
   const deliveries = harness.deliveries() - deliveriesBefore;
   await harness.close();
   return {
@@ -99,25 +101,33 @@ async function measureCycles(
  * What the cycle writes to disk: pages appended to the WAL (each a page-size write, fsynced with its
  * commit) and the commits among them, read from the log itself, so they count whatever code wrote them.
  */
-async function measureWal(): Promise<{ pagesPerCycle: number; walCommitsPerCycle: number }> {
+async function measureWal(): Promise<{
+  pagesPerCycle: number;
+  kibPerCycle: number;
+  walCommitsPerCycle: number;
+}> {
   const file = path.join(workdir, 'wal.db');
   const harness = buildHoldfastHarness(file, { synchronous, keepWal: true });
   for (let i = 0; i < 20; i++) await harness.cycle(`1600000000.${String(i).padStart(6, '0')}`);
   await harness.settle();
   const before = readWalFrames(file);
   for (let i = 0; i < walCycles; i++) await harness.cycle(`1700000000.${String(i).padStart(6, '0')}`);
+  // Commits up to the last answer, as `measureCycles` counts them; pages once the last markers are in.
+  const atLastAnswer = readWalFrames(file);
   await harness.settle();
   const after = readWalFrames(file);
   await harness.close();
   return {
     pagesPerCycle: (after.frames - before.frames) / walCycles,
-    walCommitsPerCycle: (after.commits - before.commits) / walCycles,
+    kibPerCycle: (after.bytes - before.bytes) / 1024 / walCycles,
+    walCommitsPerCycle: (atLastAnswer.commits - before.commits) / walCycles,
   };
 }
 
 /** The floor: one single-row commit on a bare connection with holdfast's pragmas. */
 function measureRawCommits(): { p50: number; p99: number } {
   const db = new Database(path.join(workdir, 'raw.db'));
+  db.pragma(`page_size = ${newFilePageSize}`);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma('busy_timeout = 5000');
@@ -283,6 +293,7 @@ async function main(): Promise<void> {
     raw_commit_p99_ms: fixed(raw.p99),
     cycle_budget_ms: fixed(budget),
     wal_pages_per_cycle: fixed(wal.pagesPerCycle, 2),
+    wal_kib_per_cycle: fixed(wal.kibPerCycle, 1),
     wal_commits_per_cycle: fixed(wal.walCommitsPerCycle, 2),
     thread_length_series: threads.map((entry) => ({
       prior_messages: entry.priorMessages,
@@ -323,7 +334,10 @@ async function main(): Promise<void> {
     ['deliveries per cycle (card, rewrite, answer)', String(results.deliveries_per_cycle)],
     ['raw commit p50 / p99', `${results.raw_commit_p50_ms} ms / ${results.raw_commit_p99_ms} ms`],
     ['cycle budget (3 × all commits × raw p99)', `${results.cycle_budget_ms} ms`],
-    ['WAL pages / commits per cycle', `${results.wal_pages_per_cycle} / ${results.wal_commits_per_cycle}`],
+    [
+      'WAL pages / KiB / commits per cycle',
+      `${results.wal_pages_per_cycle} / ${results.wal_kib_per_cycle} / ${results.wal_commits_per_cycle}`,
+    ],
     ...threads.map((entry) => [
       `cycle on a thread of ${entry.priorMessages} messages p50 / p99`,
       `${fixed(entry.p50)} ms / ${fixed(entry.p99)} ms`,

@@ -81,11 +81,12 @@ async function timedPass(): Promise<Record<Framework, Timed>> {
     }
   }
   // Commits are counted over the whole pass, not per cycle: holdfast's delivery markers ride along in
-  // whichever of its commits comes next, and the last ones commit on settling.
+  // whichever of its commits comes next, in a steady stream the next cycle's. So the count stops at the
+  // last cycle's answer: settling then commits the last markers alone, having no next cycle to ride with.
   const commits = Object.fromEntries(names.map((name) => [name, 0])) as Record<Framework, number>;
   for (const name of names) {
-    await harnesses[name].settle();
     commits[name] = harnesses[name].commits() - commitsBefore[name];
+    await harnesses[name].settle();
     await harnesses[name].close();
   }
   return Object.fromEntries(
@@ -101,19 +102,25 @@ async function timedPass(): Promise<Record<Framework, Timed>> {
 }
 
 /** Commit frames and pages each cycle leaves in a WAL that is never checkpointed. */
-async function walPass(name: Framework): Promise<{ commitsPerCycle: number; pagesPerCycle: number }> {
+async function walPass(
+  name: Framework,
+): Promise<{ commitsPerCycle: number; pagesPerCycle: number; kibPerCycle: number }> {
   const file = path.join(workdir, `${name}-wal.db`);
   const harness = await frameworks[name](file, { synchronous, keepWal: true });
   // Table creation and first-use writes are not the cycle.
   for (let i = 0; i < 10; i++) await harness.cycle(threadTs(1, i));
+  await harness.settle();
   const before = readWalFrames(file);
   for (let i = 0; i < walCycles; i++) await harness.cycle(threadTs(2, i));
+  // Commits up to the last answer, as the timed pass counts them; pages once the last markers are in.
+  const atLastAnswer = readWalFrames(file);
   await harness.settle();
   const after = readWalFrames(file);
   await harness.close();
   return {
-    commitsPerCycle: (after.commits - before.commits) / walCycles,
+    commitsPerCycle: (atLastAnswer.commits - before.commits) / walCycles,
     pagesPerCycle: (after.frames - before.frames) / walCycles,
+    kibPerCycle: (after.bytes - before.bytes) / 1024 / walCycles,
   };
 }
 
@@ -163,6 +170,7 @@ async function main(): Promise<void> {
     results[`${name}_commits_per_cycle`] = fixed(timed[name].commitsPerCycle, 2);
     results[`${name}_wal_commits_per_cycle`] = fixed(walOf(name).commitsPerCycle, 2);
     results[`${name}_wal_pages_per_cycle`] = fixed(walOf(name).pagesPerCycle, 1);
+    results[`${name}_wal_kib_per_cycle`] = fixed(walOf(name).kibPerCycle, 1);
   }
   const ratio = (a: number, b: number) => fixed(a / b, 2);
   results.holdfast_over_openai_agents_p50 = ratio(timed.holdfast.p50, timed.openai_agents.p50);
@@ -174,7 +182,7 @@ async function main(): Promise<void> {
   };
 
   const rows = [
-    ['', 'p50 ms', 'p99 ms', 'commits', 'WAL commits', 'WAL pages', 'holdfast p50 ÷ this'],
+    ['', 'p50 ms', 'p99 ms', 'commits', 'WAL commits', 'WAL pages', 'WAL KiB', 'holdfast p50 ÷ this'],
     ...names.map((name) => [
       labels[name],
       timed[name].p50.toFixed(3),
@@ -182,6 +190,7 @@ async function main(): Promise<void> {
       timed[name].commitsPerCycle.toFixed(2),
       walOf(name).commitsPerCycle.toFixed(2),
       walOf(name).pagesPerCycle.toFixed(1),
+      walOf(name).kibPerCycle.toFixed(1),
       `${(timed.holdfast.p50 / timed[name].p50).toFixed(2)}×`,
     ]),
   ];
