@@ -8,9 +8,8 @@ import {
   GRANT_CALLBACK_ID,
 } from '../blocks/index.js';
 import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
-import { viewSubmissionSchema } from '../payloads.js';
-import { readDecisionModal } from '../read-decision-modal.js';
 import { readGrantForm } from '../read-grant-form.js';
+import { clickOf, readDecisionForm, refreshHomeAfterDecision } from './decision-form.js';
 
 export interface DecisionModalDeps extends Omit<ClickDeps, 'respond'> {
   readonly redact: Redact;
@@ -24,59 +23,26 @@ export interface DecisionModalDeps extends Omit<ClickDeps, 'respond'> {
  * as a click on the card would be: the same checks, the same compare-and-set, the same private replies.
  */
 export function registerDecisionModalListener(app: App, deps: DecisionModalDeps): void {
-  const refreshHome = (userId: string) =>
-    deps.refreshHome(userId).catch((error: unknown) => {
-      deps.logger.warn({ err: error }, 'could not refresh App Home after a decision');
-    });
   app.view(DENY_REASON_CALLBACK_ID, async ({ ack, body }) => {
     await ack();
-    const parsed = viewSubmissionSchema.safeParse(body);
-    const submission = parsed.success ? readDecisionModal(parsed.data) : undefined;
-    if (!submission) {
-      deps.logger.warn('ignoring a deny form that holdfast did not open');
-      return;
-    }
+    const submission = readDecisionForm(body, deps.logger, 'a deny form');
+    if (!submission) return;
     const said = submission.text(DENY_REASON_BLOCK_ID, DENY_REASON_ACTION_ID);
     // A secret pasted into the reason would reach the card, the audit table and the model.
     const reason = said === undefined ? undefined : deps.redact(said).slice(0, DENY_REASON_MAX);
-    const { metadata } = submission;
-    await handleApprovalClick(deps, {
-      requestId: metadata.requestId,
-      action: 'deny',
-      userId: submission.userId,
-      teamId: submission.teamId,
-      origin: submission.origin,
-      argsFingerprint: metadata.argsFingerprint,
-      replyTo: metadata.replyTo?.channel
-        ? { channel: metadata.replyTo.channel, threadTs: metadata.replyTo.threadTs }
-        : undefined,
-      ...(reason ? { reason } : {}),
-    });
-    if (metadata.fromHome) await refreshHome(submission.userId);
+    await handleApprovalClick(deps, { ...clickOf(submission, 'deny'), ...(reason ? { reason } : {}) });
+    await refreshHomeAfterDecision(deps, submission);
   });
 
   app.view(GRANT_CALLBACK_ID, async ({ ack, body }) => {
-    const parsed = viewSubmissionSchema.safeParse(body);
-    const submission = parsed.success ? readDecisionModal(parsed.data) : undefined;
+    const submission = readDecisionForm(body, deps.logger, 'a grant form');
     if (!submission) {
       await ack();
-      deps.logger.warn('ignoring a grant form that holdfast did not open');
       return;
     }
-    const { metadata } = submission;
-    const click = {
-      requestId: metadata.requestId,
-      action: 'always' as const,
-      userId: submission.userId,
-      teamId: submission.teamId,
-      origin: submission.origin,
-      argsFingerprint: metadata.argsFingerprint,
-      replyTo: metadata.replyTo?.channel
-        ? { channel: metadata.replyTo.channel, threadTs: metadata.replyTo.threadTs }
-        : undefined,
-    };
+    const click = clickOf(submission, 'always');
     const store = deps.runtime.store;
-    const approval = await store.approvals.get(metadata.requestId);
+    const approval = await store.approvals.get(click.requestId);
     if (!approval) {
       await ack();
       await handleApprovalClick(deps, click);
@@ -91,6 +57,6 @@ export function registerDecisionModalListener(app: App, deps: DecisionModalDeps)
     }
     await ack();
     await handleApprovalClick(deps, { ...click, grant: form.grant });
-    if (metadata.fromHome) await refreshHome(submission.userId);
+    await refreshHomeAfterDecision(deps, submission);
   });
 }

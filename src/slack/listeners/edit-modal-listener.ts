@@ -8,9 +8,8 @@ import {
 import type { Redact } from '../../secrets/index.js';
 import { EDIT_CALLBACK_ID } from '../blocks/index.js';
 import { editFields, readEditedArguments } from '../edit-fields.js';
-import { type ApprovalClick, type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
-import { viewSubmissionSchema } from '../payloads.js';
-import { readDecisionModal } from '../read-decision-modal.js';
+import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
+import { clickOf, readDecisionForm, refreshHomeAfterDecision } from './decision-form.js';
 
 export interface EditModalDeps extends Omit<ClickDeps, 'respond'> {
   readonly directory: ApproverDirectory;
@@ -27,36 +26,19 @@ export interface EditModalDeps extends Omit<ClickDeps, 'respond'> {
  */
 export function registerEditModalListener(app: App, deps: EditModalDeps): void {
   app.view(EDIT_CALLBACK_ID, async ({ ack, body }) => {
-    const parsed = viewSubmissionSchema.safeParse(body);
-    const submission = parsed.success ? readDecisionModal(parsed.data) : undefined;
+    const submission = readDecisionForm(body, deps.logger, 'an edit form');
     if (!submission) {
       await ack();
-      deps.logger.warn('ignoring an edit form that holdfast did not open');
       return;
     }
-    const { metadata } = submission;
-    const click: ApprovalClick = {
-      requestId: metadata.requestId,
-      action: 'allow',
-      userId: submission.userId,
-      teamId: submission.teamId,
-      origin: submission.origin,
-      argsFingerprint: metadata.argsFingerprint,
-      replyTo: metadata.replyTo?.channel
-        ? { channel: metadata.replyTo.channel, threadTs: metadata.replyTo.threadTs }
-        : undefined,
-    };
+    const click = clickOf(submission, 'allow');
     const decide = async (edited: Record<string, unknown>) => {
       await ack();
       await handleApprovalClick(deps, { ...click, edit: { arguments: edited } });
-      if (metadata.fromHome) {
-        await deps.refreshHome(submission.userId).catch((error: unknown) => {
-          deps.logger.warn({ err: error }, 'could not refresh App Home after a decision');
-        });
-      }
+      await refreshHomeAfterDecision(deps, submission);
     };
     const store = deps.runtime.store;
-    const approval = await store.approvals.get(metadata.requestId);
+    const approval = await store.approvals.get(click.requestId);
     const original = recordOf(approval?.arguments);
     const fields = approval ? editFields(approval.arguments, deps.redact) : undefined;
     // A request decided, edited by someone else, or not theirs to decide: the click's own checks say so.
