@@ -148,7 +148,7 @@ describe('redactKnownPatterns', () => {
     '```\n{"command": "df -h"}\n```',
     'commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (HEAD -> main)',
     'request 3f2b9c1e-8d4a-4e6b-9f0a-1c2d3e4f5a6b failed',
-    'const password = z.string().min(8); const apiKey = process.env.KEY;',
+    'const password = z.string().min(8); const apiKey = env.API_KEY;',
     'psql postgres://app:$PGPASSWORD@db/app',
     'PWD=/home/deploy/app\0SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1234\0',
     'https://example.com:8443/path?q=1',
