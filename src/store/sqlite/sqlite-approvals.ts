@@ -15,10 +15,10 @@ import type {
   ResolveResult,
 } from '../store.js';
 import { prepareApprovalEdit } from './sqlite-approval-edit.js';
+import { prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
-import { prepareReadyMark, prepareTurnClaim } from './sqlite-turns.js';
 
 /** Reading approval rows as records: the row, its votes and its cards. */
 export function prepareApprovalRows({ db }: SqliteContext) {

@@ -1,0 +1,41 @@
+import type { ChatMessage } from '../../agent/chat-model.js';
+import type { StoredMessage } from '../records.js';
+import type { Fence } from './turn-claim.js';
+
+export type ToolStartResult =
+  | { readonly type: 'started' }
+  /** A previous attempt started the tool and never recorded a result: its outcome is unknown. */
+  | { readonly type: 'previously-started'; readonly startedAt: number };
+
+export interface TranscriptStore {
+  /** The transcript in order, as the model will see it. */
+  messages(transcriptId: string): Promise<StoredMessage[]>;
+  /**
+   * The newest part of a transcript, in order: at least `maxChars` of content (or all of it), starting at
+   * a user message so no exchange is cut, and always the last message. What a turn reads once, so its
+   * cost follows what the model can be sent, not the thread's length.
+   */
+  recent(transcriptId: string, options: { maxChars: number }): Promise<ChatMessage[]>;
+  append(fence: Fence, transcriptId: string, message: ChatMessage): Promise<StoredMessage>;
+  /** Marks a call as running; the ledger that keeps side effects at most once across crashes. */
+  startTool(
+    fence: Fence,
+    call: ToolCallRef & { toolName: string; argsHash: string },
+  ): Promise<ToolStartResult>;
+  /**
+   * Records the tool message and closes the ledger entry in one transaction. A second result for the
+   * same call is ignored (returns false): the first one stands.
+   */
+  recordToolResult(fence: Fence, call: ToolCallRef, content: string): Promise<boolean>;
+  /** Answer of the turn: its last assistant message without tool calls. */
+  finalAnswer(turnId: string): Promise<string | undefined>;
+  /** What a turn has spent so far, in every transcript it wrote to: model replies and tool results. */
+  turnUsage(turnId: string): Promise<{ modelCalls: number; toolCalls: number }>;
+}
+
+export interface ToolCallRef {
+  readonly conversationId: string;
+  readonly transcriptId: string;
+  readonly turnId: string;
+  readonly toolCallId: string;
+}

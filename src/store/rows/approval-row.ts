@@ -1,0 +1,60 @@
+import type { Approval, ApprovalCard, ApprovalDecision } from '../records.js';
+import { approvalDetailsSchema } from '../rules/edit-arguments.js';
+import { parseJsonColumn } from './parse-json-column.js';
+
+export interface ApprovalRow {
+  request_id: string;
+  conversation_id: string;
+  transcript_id: string;
+  tool_call_id: string;
+  turn_id: string;
+  tool_name: string;
+  permission_type: string;
+  summary: string;
+  details_json: string;
+  args_hash: string;
+  reason: string | null;
+  requested_by: string;
+  required_approvals: number;
+  created_at: number;
+  expires_at: number;
+  resolved_at: number | null;
+  decision: ApprovalDecision | null;
+  decided_by: string | null;
+  always_allow: number;
+  /** Schema 6: what the person who decided said. */
+  decision_reason: string | null;
+}
+
+export function toApproval(row: ApprovalRow, approvedBy: readonly string[], cards: readonly ApprovalCard[]) {
+  const details = parseJsonColumn(approvalDetailsSchema, row.details_json, {
+    table: 'approvals',
+    key: row.request_id,
+  });
+  const approval: Approval = {
+    requestId: row.request_id,
+    conversationId: row.conversation_id,
+    transcriptId: row.transcript_id,
+    toolCallId: row.tool_call_id,
+    turnId: row.turn_id,
+    toolName: row.tool_name,
+    permissionType: row.permission_type,
+    summary: row.summary,
+    arguments: details.arguments,
+    argsHash: row.args_hash,
+    reason: row.reason,
+    requestedBy: row.requested_by,
+    requiredApprovals: row.required_approvals,
+    approvedBy,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    resolvedAt: row.resolved_at,
+    decision: row.decision,
+    decidedBy: row.decided_by,
+    decisionReason: row.decision_reason,
+    always: row.always_allow === 1,
+    cards,
+    edit: details.edit ?? null,
+  };
+  return approval;
+}
