@@ -1,4 +1,4 @@
-import type { Fence } from '../store/store.js';
+import type { Fence, ToolCallRef } from '../store/store.js';
 
 /**
  * Where a tool call happens: the one record the tool runtime hands to the permission manager and the
@@ -13,4 +13,14 @@ export interface ToolCallSite {
   readonly toolCallId: string;
   readonly requestedBy: string;
   readonly fence: Fence;
+}
+
+/** The keys of the call's rows in the store (its ledger entry, its result). */
+export function refOf(site: ToolCallSite): ToolCallRef {
+  return {
+    conversationId: site.conversationId,
+    transcriptId: site.transcriptId,
+    turnId: site.turnId,
+    toolCallId: site.toolCallId,
+  };
 }

@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import type { Approval, ApprovalEdit } from '../store/records.js';
-import type { NewApproval, Store, ToolCallRef } from '../store/store.js';
-import { isStoreFault } from '../store/store-errors.js';
+import type { NewApproval, Store } from '../store/store.js';
 import { ApprovalPending } from './approval-pending.js';
-import { capText } from './cap-text.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
-import { editNote, editOf } from './edited-call.js';
+import { editOf } from './edited-call.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
+import { interruptedResult, notRunResult } from './not-run-result.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
+import { persistToolResult } from './persist-tool-result.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
-import type { ToolCallSite } from './tool-call-site.js';
+import { refOf, type ToolCallSite } from './tool-call-site.js';
 import { ToolRefusedError } from './tool-refused-error.js';
 import type { TurnBudget } from './turn-budget.js';
 import type { ReportProgress } from './turn-progress.js';
@@ -53,29 +53,8 @@ export interface ToolBatch {
   }) => Promise<Approval[]>;
 }
 
-export const interruptedResult =
-  'interrupted: outcome unknown. The process stopped while this tool was running, and it is not safe to ' +
-  'run it again automatically. Tell the user, and ask them to check the outcome before retrying.';
-
-/** Any one tool result is kept to this many characters, in the transcript and for the model. */
-export const toolResultLimit = 64_000;
-
-/**
- * The result of a call that did not run. The first line says what happened, in words fit to pass on to
- * people; what the model should do about it follows on its own line, marked, so that a reply built from
- * the result (the demo model's, or a model quoting it) never puts instructions meant for the model in
- * the thread.
- */
-export function notRunResult(reason: string, guidance?: string): string {
-  const said = `Not run: ${reason.replace(/\s*\n\s*/g, ' ')}`;
-  return guidance ? `${said}\n${modelNoteMark} ${guidance}` : said;
-}
-
-/** Starts the line of a result that is for the model only. */
-export const modelNoteMark = '[for the assistant only]';
-
-/** A result that cannot be saved is retried this many times (a full disk, a lock held too long). */
-const resultRetryDelaysMs = [50, 250, 1_000, 3_000, 5_000];
+export { interruptedResult, modelNoteMark, notRunResult } from './not-run-result.js';
+export { toolResultLimit } from './persist-tool-result.js';
 
 /** What is known about one call before anything of its batch runs. */
 type CallPlan =
@@ -136,7 +115,8 @@ export async function runToolBatch(
   for (const plan of runFirst) {
     const content = await runPlan(plan, batch, deps);
     if (content === undefined) continue;
-    const stored = await recordResult(deps, batch, plan.call.id, content, edits.get(plan.call.id));
+    const site: ToolCallSite = { ...batch.site, toolCallId: plan.call.id };
+    const stored = await persistToolResult(deps, site, content, edits.get(plan.call.id));
     if (stored) options.onStored(stored);
   }
   if (firstAsk === -1) return;
@@ -285,44 +265,4 @@ function toolContext(site: ToolCallSite, tool: Tool, batch: ToolBatch, deps: Too
     },
     runAgent: (request) => batch.runAgent(request, site),
   };
-}
-
-function refOf(site: ToolCallSite): ToolCallRef {
-  return {
-    conversationId: site.conversationId,
-    transcriptId: site.transcriptId,
-    turnId: site.turnId,
-    toolCallId: site.toolCallId,
-  };
-}
-
-/**
- * Invariant 3: the result is persisted now, before the next sibling can suspend the turn; invariant 9: a
- * secret a tool printed never reaches the transcript, the model or the thread. The result exists only in
- * memory until this commits and the tool will not run again, so a storage fault (full disk, a lock held
- * too long) is worth waiting out for a few seconds before the turn gives up.
- */
-async function recordResult(
-  deps: ToolRuntimeDeps,
-  batch: ToolBatch,
-  toolCallId: string,
-  output: string,
-  edit?: { readonly call: ToolCall; readonly edit: ApprovalEdit },
-): Promise<ChatMessage | undefined> {
-  const site: ToolCallSite = { ...batch.site, toolCallId };
-  // The note comes after the result, whose first line says what happened (the thread's status reads it).
-  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit))}` : '';
-  const content = capText(deps.redact(output), toolResultLimit - note.length, 'the tool') + note;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const recorded = await deps.store.transcript.recordToolResult(site.fence, refOf(site), content);
-      return recorded ? { role: 'tool', toolCallId, content } : undefined;
-    } catch (error) {
-      const delay = resultRetryDelaysMs[attempt];
-      if (!isStoreFault(error) || delay === undefined) throw error;
-      deps.logger.warn({ err: error, toolCallId, attempt }, 'could not save a tool result; retrying');
-      await sleep(delay);
-    }
-  }
 }

@@ -1,34 +1,24 @@
 import type { Logger } from 'pino';
-import { describeError, HoldfastError } from '../errors.js';
 import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
 import type { Approval, Conversation, Turn } from '../store/records.js';
-import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
+import type { ClaimedTurn, Lease, Store } from '../store/store.js';
 import { LeaseLostError } from '../store/store-errors.js';
-import { TurnAbortedError, TurnStoppedError } from './agent-errors.js';
-import { runAgentLoop, unansweredCalls } from './agent-loop.js';
+import { runAgentLoop } from './agent-loop.js';
+import { approvalCards } from './approval-cards.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ChatModel } from './chat-model.js';
+import { interruptedOutcome } from './interrupted-outcome.js';
 import { KeyValueState } from './kv.js';
 import type { PermissionChecker } from './permission-checker.js';
+import { recordTurnFailure } from './record-turn-failure.js';
+import { RunningTurns } from './running-turns.js';
 import type { Tool } from './tool.js';
 import { type BudgetLimits, defaultBudgetLimits, TurnBudget } from './turn-budget.js';
 import { TurnLease } from './turn-lease.js';
+import type { TurnOutcome } from './turn-outcome.js';
 import type { ReportProgress, TurnProgress } from './turn-progress.js';
 
-export type TurnOutcome =
-  | { readonly type: 'completed'; readonly turn: Turn; readonly answer: string }
-  | {
-      readonly type: 'awaiting-approval';
-      readonly turn: Turn;
-      /** The first request of the batch the turn waits on. */
-      readonly approval: Approval;
-      readonly approvals: readonly Approval[];
-    }
-  | { readonly type: 'failed'; readonly turn: Turn; readonly error: { code: string; message: string } }
-  /** Nothing to do here: another process holds it, it waits on approvals or an earlier turn, or it ended. */
-  | { readonly type: 'not-claimed'; readonly turnId: string; readonly reason: string }
-  /** Stopped by shutdown or a lost lease; it stays `running` and is recovered from its transcript. */
-  | { readonly type: 'interrupted'; readonly turn: Turn; readonly reason: string };
+export type { TurnOutcome } from './turn-outcome.js';
 
 export interface TurnRunnerOptions {
   readonly store: Store;
@@ -69,8 +59,7 @@ export const defaultLeaseMs = 15_000;
  */
 export class TurnRunner {
   readonly #options: TurnRunnerOptions & { leaseMs: number; maxSteps: number };
-  /** The turns running in this process, so a Stop can reach the model call or tool in flight. */
-  readonly #running = new Map<string, AbortController>();
+  readonly #running = new RunningTurns();
 
   constructor(options: TurnRunnerOptions) {
     // Field by field: callers pass `undefined` for "use the default", which a spread would copy over it.
@@ -110,11 +99,7 @@ export class TurnRunner {
     if (claim.fence.owner !== owner)
       return { type: 'not-claimed', turnId: turn.id, reason: 'claimed by another process' };
     const log = logger.child({ turnId: turn.id, conversationId: turn.conversationId, mode: claim.mode });
-    // Each turn has its own signal: shutdown or a lost lease stops this turn's model call and tools only.
-    const controller = new AbortController();
-    const onShutdown = () => controller.abort(new TurnAbortedError('holdfast is shutting down'));
-    if (shutdown?.aborted) onShutdown();
-    shutdown?.addEventListener('abort', onShutdown, { once: true });
+    const { controller, end } = this.#running.begin(turn.id, shutdown);
     const lease = new TurnLease({
       store,
       fence: claim.fence,
@@ -123,13 +108,11 @@ export class TurnRunner {
       onLost: (error) => controller.abort(error),
     });
     lease.start();
-    this.#running.set(turn.id, controller);
     try {
       return await this.#drive(claim, controller.signal, lease, log);
     } finally {
-      this.#running.delete(turn.id);
+      end();
       lease.stop();
-      shutdown?.removeEventListener('abort', onShutdown);
     }
   }
 
@@ -138,9 +121,7 @@ export class TurnRunner {
    * group killed. The caller has already ended the turn on disk, so nothing it does after this is kept.
    */
   stop(turnId: string, stoppedBy: string): boolean {
-    const controller = this.#running.get(turnId);
-    controller?.abort(new TurnStoppedError(stoppedBy));
-    return controller !== undefined;
+    return this.#running.stop(turnId, stoppedBy);
   }
 
   /** Resumes a turn after its approvals were decided; anything else is left alone. */
@@ -167,32 +148,8 @@ export class TurnRunner {
       await store.transcript.turnUsage(turn.id),
     );
     log.debug('turn claimed');
-    // The thread sees the whole batch first; the approvers' copies follow, in the same commit.
-    const cardsFor = (approvals: readonly Approval[]): NewOutboxEntry[] => {
-      const pending = approvals.filter((approval) => approval.decision === null);
-      const entry = (approval: Approval, key: string, message: NewOutboxEntry['message']) => ({
-        key,
-        conversationId: turn.conversationId,
-        turnId: turn.id,
-        requestId: approval.requestId,
-        message,
-      });
-      return [
-        ...pending.map((approval) =>
-          entry(approval, outboxKeys.card(approval.requestId), {
-            type: 'approval-card',
-            requestId: approval.requestId,
-          }),
-        ),
-        ...(this.#options.approverCopies ? pending : []).map((approval) =>
-          entry(approval, outboxKeys.approverCopy(approval.requestId, 'request'), {
-            type: 'approver-copy',
-            requestId: approval.requestId,
-            occasion: 'request',
-          }),
-        ),
-      ];
-    };
+    const cardsFor = (approvals: readonly Approval[]) =>
+      approvalCards(turn, approvals, { approverCopies: this.#options.approverCopies });
     let startedCall = claim.startedCall;
     const takeStartedCall = (transcriptId: string, toolCallId: string) => {
       if (startedCall?.transcriptId !== transcriptId || startedCall.toolCallId !== toolCallId) return false;
@@ -246,28 +203,10 @@ export class TurnRunner {
     } catch (error) {
       // Invariant 2: the one place ApprovalPending is caught, before any broad handling below.
       if (error instanceof ApprovalPending) return this.#suspended(claim, error, kv, cardsFor, log);
-      const stopped = signal.aborted ? signal.reason : undefined;
-      if (stopped instanceof TurnStoppedError) {
-        // Ended on disk by whoever stopped it (with its notice); nothing more is written here.
-        log.info({ stoppedBy: stopped.stoppedBy }, 'turn stopped');
-        return {
-          type: 'failed',
-          turn: await this.#reload(turn),
-          error: { code: stopped.code, message: stopped.message },
-        };
-      }
-      if (error instanceof LeaseLostError || stopped instanceof LeaseLostError) {
-        // Another process owns the turn now; this one writes nothing more for it (invariant 6).
-        log.warn('lease lost; another process owns this turn now');
-        return { type: 'interrupted', turn, reason: 'lease lost' };
-      }
-      if (error instanceof TurnAbortedError || stopped instanceof TurnAbortedError) {
-        await store.turns.release(fence).catch((releaseError: unknown) => {
-          log.warn({ err: releaseError }, 'could not release the turn; its lease will lapse');
-        });
-        return { type: 'interrupted', turn, reason: 'shutting down' };
-      }
-      return this.#fail(claim, error, log);
+      const run = { store, claim, log, reload: () => this.#reload(turn) };
+      const interrupted = await interruptedOutcome(error, signal, run);
+      if (interrupted) return interrupted;
+      return recordTurnFailure({ ...run, deliverAs: this.deliverAs }, error);
     }
   }
 
@@ -303,64 +242,6 @@ export class TurnRunner {
       approval: pending.approval,
       approvals: pending.approvals,
     };
-  }
-
-  async #fail(claim: ClaimedTurn, error: unknown, log: Logger): Promise<TurnOutcome> {
-    const { store } = this.#options;
-    const { turn, fence } = claim;
-    const failure = {
-      code: error instanceof HoldfastError ? error.code : 'internal_error',
-      message: describeError(error),
-    };
-    log.error({ err: error, code: failure.code }, 'turn failed');
-    try {
-      await this.#closeDanglingCalls(turn, fence, failure.code);
-      await store.turns.fail(
-        fence,
-        failure,
-        this.#effects([
-          {
-            key: outboxKeys.turnNotice(turn.id, 'failed'),
-            conversationId: turn.conversationId,
-            turnId: turn.id,
-            message: { type: 'turn-notice', turnId: turn.id, notice: { type: 'failed', ...failure } },
-          },
-        ]),
-      );
-      await store.audit.record({
-        actor: 'holdfast',
-        kind: 'turn.failed',
-        conversationId: turn.conversationId,
-        data: { turnId: turn.id, ...failure },
-      });
-    } catch (storeError) {
-      log.error({ err: storeError }, 'could not record the failure; recovery will retry the turn');
-      return { type: 'interrupted', turn, reason: 'failure not recorded' };
-    }
-    return { type: 'failed', turn: await this.#reload(turn), error: failure };
-  }
-
-  /**
-   * A failed turn must not leave tool calls without results: the next turn's model call would be rejected.
-   * Calls waiting for a human are never closed this way (invariant 2); a failed turn has none.
-   */
-  async #closeDanglingCalls(turn: Turn, fence: Fence, code: string): Promise<void> {
-    const { store } = this.#options;
-    const stored = await store.transcript.messages(turn.conversationId);
-    for (const call of unansweredCalls(stored.map((row) => row.message))) {
-      const approval = await store.approvals.forCall(turn.conversationId, call.id);
-      if (approval && approval.decision === null) continue;
-      await store.transcript.recordToolResult(
-        fence,
-        {
-          conversationId: turn.conversationId,
-          transcriptId: turn.conversationId,
-          turnId: turn.id,
-          toolCallId: call.id,
-        },
-        `Not run: the turn failed before this call ran (${code}).`,
-      );
-    }
   }
 
   /** Watching is decoration: a failing observer never stops the turn. */

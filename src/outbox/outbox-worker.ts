@@ -1,17 +1,15 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { describeError } from '../errors.js';
 import type { ClaimToken, CompletedDelivery, Lease, Store } from '../store/store.js';
-import { DeliveryError, type DeliveryPort } from './delivery-port.js';
-import {
-  type DeliveryProgress,
-  type NewOutboxEntry,
-  type OutboxEntry,
-  outboxKeys,
-  type SentPart,
-} from './outbox-message.js';
+import { claimStep } from './claim-step.js';
+import type { DeliveryPort } from './delivery-port.js';
+import type { DeliveryProgress, OutboxEntry, SentPart } from './outbox-message.js';
+import { defaultBackoffMs, type RetryPolicy, reasonOf, retryPlan } from './retry-plan.js';
+import { undeliverableNotice } from './undeliverable-notice.js';
 
-export interface OutboxWorkerOptions {
+export { defaultBackoffMs } from './retry-plan.js';
+
+export interface OutboxWorkerOptions extends RetryPolicy {
   readonly store: Store;
   readonly port: DeliveryPort;
   readonly identity: { readonly owner: string; ownerGone(owner: string): boolean };
@@ -24,18 +22,9 @@ export interface OutboxWorkerOptions {
   readonly now?: () => number;
   /** Sends in flight at once, across conversations; rows of one conversation always go one at a time. */
   readonly concurrency?: number;
-  /** Attempts before a row that keeps failing transiently is given up on. */
-  readonly maxAttempts?: number;
-  /** Delay before attempt `attempt + 1` when the other side did not say how long to wait. */
-  readonly backoffMs?: (attempt: number) => number;
   /** Told when a row is given up on (after the failure and the notice to the requester are written). */
   readonly onGiveUp?: (entry: OutboxEntry, reason: string) => void;
 }
-
-/** How soon a row another process holds is looked at again. */
-const othersRecheckMs = 250;
-
-export const defaultBackoffMs = (attempt: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, attempt - 1));
 
 /**
  * Sends the outbox: claims a row (or uses the claim its commit took), sends its parts in order through
@@ -182,28 +171,12 @@ export class OutboxWorker {
       if (!entry) return;
       const now = this.#now();
       if (entry.nextAttemptAt > now) return this.#wakeAt(conversationId, entry.nextAttemptAt);
-      const claim = entry.claim;
-      let held: OutboxEntry | undefined;
-      if (claim?.owner === identity.owner && claim.expiresAt >= now && !this.#unsettled.has(entry.id)) {
-        held = entry; // claimed by the commit that wrote it
-      } else if (
-        claim &&
-        claim.expiresAt >= now &&
-        claim.owner !== identity.owner &&
-        !identity.ownerGone(claim.owner)
-      ) {
-        // Another live process is sending it, or has sent it and records that with its next commit: look
-        // again shortly rather than at the end of its claim, so this thread's later rows are not held up.
-        return this.#wakeAt(conversationId, Math.min(claim.expiresAt + 1, now + othersRecheckMs));
-      } else if (claim && claim.expiresAt >= now && claim.owner === identity.owner) {
-        // Our own attempt ended without its outcome on record (a storage fault): nothing of it is still in
-        // flight, so take it again now, in doubt, rather than wait for the claim to lapse.
-        held = await store.outbox.claim(entry.id, this.lease, { takeOverFrom: identity.owner });
-      } else {
-        held = await store.outbox.claim(entry.id, this.lease, {
-          takeOverFrom: claim && identity.ownerGone(claim.owner) ? claim.owner : undefined,
-        });
-      }
+      const step = claimStep(entry, now, identity, this.#unsettled.has(entry.id));
+      if (step.type === 'wait') return this.#wakeAt(conversationId, step.at);
+      const held =
+        step.type === 'held'
+          ? entry
+          : await store.outbox.claim(entry.id, this.lease, { takeOverFrom: step.takeOverFrom });
       if (!held) return;
       this.#unsettled.delete(held.id);
       if (!(await this.#deliver(held))) return;
@@ -253,30 +226,18 @@ export class OutboxWorker {
     const { store, logger } = this.#options;
     const attempts = entry.attempts;
     try {
-      if (error instanceof DeliveryError && error.disposition.type === 'undeliverable') {
-        await this.#giveUp(entry, token, error.reason);
+      const plan = retryPlan(error, attempts, this.#options);
+      if (plan.type === 'give-up') {
+        await this.#giveUp(entry, token, plan.reason);
         return true;
       }
-      if (attempts >= (this.#options.maxAttempts ?? 20)) {
-        await this.#giveUp(entry, token, `gave up after ${attempts} attempts: ${reasonOf(error)}`);
-        return true;
-      }
-      const wait =
-        error instanceof DeliveryError &&
-        error.disposition.type === 'retry' &&
-        error.disposition.afterMs !== undefined
-          ? error.disposition.afterMs
-          : (this.#options.backoffMs ?? defaultBackoffMs)(attempts);
-      const nextAttemptAt = this.#now() + wait;
+      const nextAttemptAt = this.#now() + plan.waitMs;
       logger.warn(
-        { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: wait },
+        { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: plan.waitMs },
         'delivery failed; retrying later',
       );
-      // A part that may have landed keeps the row in doubt: the next attempt looks before it posts.
-      const inDoubt = error instanceof DeliveryError ? error.mayHaveLanded : true;
-      if (
-        await store.outbox.retryLater(entry.id, token, { nextAttemptAt, error: reasonOf(error), inDoubt })
-      ) {
+      const retry = { nextAttemptAt, error: reasonOf(error), inDoubt: plan.inDoubt };
+      if (await store.outbox.retryLater(entry.id, token, retry)) {
         this.#wakeAt(entry.conversationId, nextAttemptAt);
       }
       return false;
@@ -295,48 +256,11 @@ export class OutboxWorker {
 
   async #giveUp(entry: OutboxEntry, token: ClaimToken, reason: string): Promise<void> {
     const { store, logger } = this.#options;
-    const notify = await this.#tellRequester(entry, reason);
+    const notify = await undeliverableNotice(store, entry, reason);
     if (!(await store.outbox.giveUp(entry.id, token, { error: reason, notify }, this.lease))) return;
     logger.error({ outboxId: entry.id, key: entry.key, reason }, 'delivery given up; the requester is told');
     if (notify.length > 0) this.kick(entry.conversationId);
     this.#options.onGiveUp?.(entry, reason);
-  }
-
-  /** The requester hears, in a direct message, what could not reach the thread and what to do. */
-  async #tellRequester(entry: OutboxEntry, reason: string): Promise<NewOutboxEntry[]> {
-    const { store } = this.#options;
-    // A copy that could not reach an approver's DM leaves the thread's card: nothing the requester must do.
-    if (
-      entry.message.type === 'direct-message' ||
-      entry.message.type === 'approver-copy' ||
-      entry.turnId === null
-    )
-      return [];
-    const [turn, conversation] = await Promise.all([
-      store.turns.get(entry.turnId),
-      store.conversations.get(entry.conversationId),
-    ]);
-    if (!turn || !conversation) return [];
-    return [
-      {
-        key: outboxKeys.undeliverable(entry.key),
-        conversationId: entry.conversationId,
-        turnId: entry.turnId,
-        requestId: entry.requestId ?? undefined,
-        message: {
-          type: 'direct-message',
-          userId: turn.requestedBy,
-          notice: {
-            type: 'undeliverable',
-            what: entry.message.type,
-            channelId: conversation.channelId,
-            reason,
-            requestId: entry.requestId ?? undefined,
-            turnId: entry.turnId,
-          },
-        },
-      },
-    ];
   }
 
   #wakeAt(conversationId: string, at: number): void {
@@ -352,8 +276,4 @@ export class OutboxWorker {
     timer.unref();
     this.#wakeups.set(conversationId, timer);
   }
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof DeliveryError ? error.reason : describeError(error);
 }

@@ -1,87 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { ChatModel } from '../agent/chat-model.js';
-import { buildSystemPrompt } from '../agent/system-prompt.js';
-import type { Tool } from '../agent/tool.js';
-import type { BudgetLimits } from '../agent/turn-budget.js';
-import { TurnRunner } from '../agent/turn-runner.js';
-import { type ApproverReach, escalates, noReach, reminds } from '../approvals/approver-reach.js';
+import type { TurnRunner } from '../agent/turn-runner.js';
 import { checkEdit, type EditCheck } from '../approvals/check-edit.js';
-import {
-  type ApproverDirectory,
-  type DecisionOutcome,
-  type DecisionRequest,
-  decideApproval,
-} from '../approvals/decide-approval.js';
-import { createPermissionManager } from '../approvals/permission-manager.js';
+import { type DecisionOutcome, type DecisionRequest, decideApproval } from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
-import type { DeliveryPort } from '../outbox/delivery-port.js';
-import { OutboxWorker } from '../outbox/outbox-worker.js';
+import type { OutboxWorker } from '../outbox/outbox-worker.js';
 import { redactKnownPatterns } from '../secrets/index.js';
-import type { Approval, Conversation } from '../store/records.js';
-import { type AdmissionLimits, defaultAdmissionLimits } from '../store/rules/admit-turn.js';
+import type { Approval } from '../store/records.js';
+import { defaultAdmissionLimits } from '../store/rules/admit-turn.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
-import { AgentCache } from './agent-cache.js';
-import type { LoadPressure } from './load-pressure.js';
-import { createApproverNudger } from './nudge-approvers.js';
+import type { AgentCache } from './agent-cache.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
+import type { RuntimeOptions } from './runtime-options.js';
 import { type StopOutcome, stopTurn } from './stop-turn.js';
 import { silentObserver, type TurnObserver } from './turn-observer.js';
-import { TurnScheduler } from './turn-scheduler.js';
+import type { TurnScheduler } from './turn-scheduler.js';
+import { wireRuntime } from './wire-runtime.js';
 
-export interface RuntimeOptions {
-  readonly store: Store;
-  readonly model: ChatModel;
-  readonly policy: Policy;
-  /** Tools offered in a conversation (the same set everywhere unless a function decides otherwise). */
-  readonly tools: readonly Tool[] | ((conversation: Conversation) => readonly Tool[]);
-  readonly directory: ApproverDirectory;
-  readonly logger: Logger;
-  readonly now?: () => number;
-  readonly newRequestId?: () => string;
-  readonly newTurnId?: () => string;
-  /** Who this process is in leases and claims. */
-  readonly identity?: ProcessIdentity;
-  readonly botName?: string;
-  readonly instructions?: string;
-  readonly maxConcurrentTurns?: number;
-  /** How far behind the process is; turn concurrency adapts to it (see `TurnScheduler`). */
-  readonly pressure?: LoadPressure;
-  readonly agentCacheSize?: number;
-  readonly leaseMs?: number;
-  readonly maxSteps?: number;
-  /** Tokens one model call may carry; older messages are left out past it (see `contextBudgetFor`). */
-  readonly contextTokens?: number;
-  readonly approvalExpiryMs?: number;
-  /** What one turn may spend across itself and its nested agents. */
-  readonly budget?: BudgetLimits;
-  /** Unfinished turns a thread and a person may have; more are refused politely. */
-  readonly admission?: AdmissionLimits;
-  /**
-   * Copies of each request in its approvers' DMs, a reminder and an escalation (see `ApproverReach`);
-   * none by default. Who gets them is the delivery port's business; the runtime writes when.
-   */
-  readonly reach?: ApproverReach;
-  /** Sends the outbox (Slack, the local workspace); without it rows wait in the store. */
-  readonly delivery?: {
-    readonly port: DeliveryPort;
-    readonly claimMs?: number;
-    readonly concurrency?: number;
-    readonly backoffMs?: (attempt: number) => number;
-    readonly maxAttempts?: number;
-  };
-  /**
-   * Removes secrets from tool results before they are stored and from user messages before the model
-   * sees them; built from the configured secrets in main. Defaults to the credential patterns alone.
-   */
-  readonly redact?: (text: string) => string;
-  /**
-   * Told of every turn outcome and delivery failure besides the adapter's observer (metrics, operator
-   * logs); errors it throws are logged and go no further.
-   */
-  readonly watch?: TurnObserver;
-}
+export type { RuntimeOptions } from './runtime-options.js';
 
 export type IncomingMessage = Omit<NewTurn, 'turnId'>;
 
@@ -105,102 +41,16 @@ export class Runtime {
     this.#redact = options.redact ?? redactKnownPatterns;
     this.store = options.store;
     this.identity = options.identity ?? createProcessIdentity();
-    const toolsFor =
-      typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[];
-    this.agents = new AgentCache({
-      max: options.agentCacheSize ?? 500,
-      build: (conversation) => {
-        const tools = toolsFor(conversation);
-        return {
-          conversationId: conversation.id,
-          tools,
-          systemPrompt: buildSystemPrompt({
-            botName: options.botName ?? 'holdfast',
-            instructions: options.instructions,
-            toolNames: tools.map((tool) => tool.name),
-          }),
-        };
-      },
-    });
-    const permissions = createPermissionManager({
-      store: options.store,
-      policy: options.policy,
-      logger: options.logger,
-      now: options.now,
-      newRequestId: options.newRequestId,
-      defaultExpiryMs: options.approvalExpiryMs,
-    });
-    const claimMs = options.delivery?.claimMs ?? 60_000;
-    this.outbox = options.delivery
-      ? new OutboxWorker({
-          store: options.store,
-          port: options.delivery.port,
-          identity: this.identity,
-          claimMs,
-          logger: options.logger.child({ component: 'outbox' }),
-          now: options.now,
-          // Sends mostly wait on Slack: many in flight at once, one at a time per thread.
-          concurrency: options.delivery.concurrency ?? 64,
-          backoffMs: options.delivery.backoffMs,
-          maxAttempts: options.delivery.maxAttempts,
-          onGiveUp: (entry) => {
-            options.watch?.deliveryFailed(entry).catch((error: unknown) => {
-              options.logger.warn({ err: error }, 'turn watcher failed on a delivery failure');
-            });
-            this.#observer.deliveryFailed(entry).catch((error: unknown) => {
-              options.logger.warn({ err: error }, 'turn observer failed on a delivery failure');
-            });
-          },
-        })
-      : undefined;
-    this.runner = new TurnRunner({
-      store: options.store,
-      model: options.model,
-      permissions,
-      tools: (conversation) => this.agents.get(conversation).tools,
-      systemPrompt: (conversation) => this.agents.get(conversation).systemPrompt,
-      logger: options.logger,
+    const parts = wireRuntime(options, {
+      identity: this.identity,
       redact: this.#redact,
-      owner: this.identity.owner,
-      leaseMs: options.leaseMs,
-      deliveryLeaseMs: this.outbox ? claimMs : undefined,
-      maxSteps: options.maxSteps,
-      contextTokens: options.contextTokens,
-      budget: options.budget,
-      progress: (turn, event) => this.#observer.turnProgress?.(turn, event),
-      approverCopies: reminds(options.reach ?? noReach),
+      currentObserver: () => this.#observer,
     });
-    const reach = options.reach ?? noReach;
-    this.#nudge =
-      reminds(reach) || escalates(reach)
-        ? createApproverNudger({
-            store: options.store,
-            reach,
-            logger: options.logger,
-            now: options.now ?? Date.now,
-            kick: (conversationId) => this.outbox?.kick(conversationId),
-          })
-        : undefined;
-    this.scheduler = new TurnScheduler({
-      store: options.store,
-      runner: this.runner,
-      // Forwards to whatever `observe` set last, so the scheduler built now still reaches the adapter.
-      observer: {
-        turnStarting: (turn) => this.#observer.turnStarting(turn),
-        deliveryFailed: (entry) => this.#observer.deliveryFailed(entry),
-        turnSettled: async (outcome) => {
-          // Whatever the turn's commit wrote to the outbox goes out now, not at the next sweep.
-          if (outcome.type !== 'not-claimed') this.outbox?.kick(outcome.turn.conversationId);
-          await options.watch?.turnSettled(outcome).catch((error: unknown) => {
-            options.logger.warn({ err: error }, 'turn watcher failed');
-          });
-          await this.#observer.turnSettled(outcome);
-        },
-      },
-      logger: options.logger,
-      maxConcurrentTurns: options.maxConcurrentTurns,
-      pressure: options.pressure,
-    });
+    this.agents = parts.agents;
+    this.outbox = parts.outbox;
+    this.runner = parts.runner;
+    this.scheduler = parts.scheduler;
+    this.#nudge = parts.nudge;
     this.#stopNotices = this.#listen();
   }
 

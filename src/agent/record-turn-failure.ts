@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import { describeError, HoldfastError } from '../errors.js';
+import { outboxKeys } from '../outbox/outbox-message.js';
+import type { Turn } from '../store/records.js';
+import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
+import { unansweredCalls } from './agent-loop.js';
+import type { TurnOutcome } from './turn-outcome.js';
+
+/**
+ * Ends a turn that failed: its dangling calls closed, the failure and its notice committed, the audit
+ * row written. When the store will not take that, the turn is left for recovery to retry.
+ */
+export async function recordTurnFailure(
+  run: {
+    readonly store: Store;
+    readonly claim: ClaimedTurn;
+    readonly log: Logger;
+    readonly deliverAs: Lease | undefined;
+    readonly reload: () => Promise<Turn>;
+  },
+  error: unknown,
+): Promise<TurnOutcome> {
+  const { store, log, deliverAs } = run;
+  const { turn, fence } = run.claim;
+  const failure = {
+    code: error instanceof HoldfastError ? error.code : 'internal_error',
+    message: describeError(error),
+  };
+  log.error({ err: error, code: failure.code }, 'turn failed');
+  try {
+    await closeDanglingCalls(store, turn, fence, failure.code);
+    await store.turns.fail(fence, failure, {
+      outbox: [
+        {
+          key: outboxKeys.turnNotice(turn.id, 'failed'),
+          conversationId: turn.conversationId,
+          turnId: turn.id,
+          message: { type: 'turn-notice', turnId: turn.id, notice: { type: 'failed', ...failure } },
+        },
+      ],
+      deliverAs,
+    });
+    await store.audit.record({
+      actor: 'holdfast',
+      kind: 'turn.failed',
+      conversationId: turn.conversationId,
+      data: { turnId: turn.id, ...failure },
+    });
+  } catch (storeError) {
+    log.error({ err: storeError }, 'could not record the failure; recovery will retry the turn');
+    return { type: 'interrupted', turn, reason: 'failure not recorded' };
+  }
+  return { type: 'failed', turn: await run.reload(), error: failure };
+}
+
+/**
+ * A failed turn must not leave tool calls without results: the next turn's model call would be rejected.
+ * Calls waiting for a human are never closed this way (invariant 2); a failed turn has none.
+ */
+async function closeDanglingCalls(store: Store, turn: Turn, fence: Fence, code: string): Promise<void> {
+  const stored = await store.transcript.messages(turn.conversationId);
+  for (const call of unansweredCalls(stored.map((row) => row.message))) {
+    const approval = await store.approvals.forCall(turn.conversationId, call.id);
+    if (approval && approval.decision === null) continue;
+    await store.transcript.recordToolResult(
+      fence,
+      {
+        conversationId: turn.conversationId,
+        transcriptId: turn.conversationId,
+        turnId: turn.id,
+        toolCallId: call.id,
+      },
+      `Not run: the turn failed before this call ran (${code}).`,
+    );
+  }
+}
