@@ -4,32 +4,14 @@ import type { ApproverReach } from './approvals/approver-reach.js';
 import { type DeployServices, deployServicesHint, parseDeployServices } from './config-deploy-services.js';
 import { boolean, duration, integer, list, optionalText, url } from './config-fields.js';
 import { checkToolEnvNames, configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
+import { type SlackMode, slackHints, slackMode } from './config-slack-mode.js';
 import { slackToken } from './config-slack-tokens.js';
 import { ConfigError } from './errors.js';
 import type { ConfiguredSecret } from './secrets/index.js';
 import type { SynchronousMode } from './store/open-database.js';
 import { isPostgresUrl } from './store/postgres/postgres-url.js';
 
-/**
- * The only reader of the environment. Everything else receives a typed `Config`; a bad variable stops
- * start-up with a message naming it and saying what to do.
- */
-export type SlackMode =
-  | {
-      readonly type: 'socket';
-      readonly botToken: string;
-      readonly appToken: string;
-      readonly apiUrl?: string;
-    }
-  | {
-      readonly type: 'http';
-      readonly botToken: string;
-      readonly signingSecret: string;
-      readonly port: number;
-      readonly apiUrl?: string;
-    }
-  /** No Slack token: holdfast runs against its own local workspace (src/local). */
-  | { readonly type: 'local'; readonly port: number };
+export type { SlackMode } from './config-slack-mode.js';
 
 export type ModelConfig =
   | {
@@ -42,6 +24,10 @@ export type ModelConfig =
     }
   | { readonly type: 'demo' };
 
+/**
+ * The only reader of the environment. Everything else receives a typed `Config`; a bad variable stops
+ * start-up with a message naming it and saying what to do.
+ */
 export interface Config {
   readonly slack: SlackMode;
   readonly model: ModelConfig;
@@ -192,9 +178,7 @@ const envSchema = z.object({
 });
 
 const hints: Record<string, string> = {
-  SLACK_BOT_TOKEN: 'Copy the Bot User OAuth Token from your app\'s "OAuth & Permissions" page.',
-  SLACK_APP_TOKEN: 'Create an app-level token with the connections:write scope under "Basic Information".',
-  SLACK_SIGNING_SECRET: 'Copy the Signing Secret from your app\'s "Basic Information" page.',
+  ...slackHints,
   HOLDFAST_DEPLOY_SERVICES: deployServicesHint,
 };
 
@@ -273,37 +257,4 @@ export function loadConfig(
     toolEnv,
     toolEnvNames: checkToolEnvNames(e.HOLDFAST_TOOL_ENV, env, secrets),
   };
-}
-
-function slackMode(e: z.output<typeof envSchema>): SlackMode {
-  if (!e.SLACK_BOT_TOKEN) {
-    if (e.SLACK_APP_TOKEN || e.SLACK_SIGNING_SECRET) {
-      throw new ConfigError(
-        'SLACK_BOT_TOKEN is missing: SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set, but holdfast also needs the bot token. ' +
-          hints.SLACK_BOT_TOKEN,
-      );
-    }
-    return { type: 'local', port: e.PORT };
-  }
-  if (e.SLACK_APP_TOKEN) {
-    return {
-      type: 'socket',
-      botToken: e.SLACK_BOT_TOKEN,
-      appToken: e.SLACK_APP_TOKEN,
-      apiUrl: e.SLACK_API_URL,
-    };
-  }
-  if (e.SLACK_SIGNING_SECRET) {
-    return {
-      type: 'http',
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
-      port: e.PORT,
-      apiUrl: e.SLACK_API_URL,
-    };
-  }
-  throw new ConfigError(
-    'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP mode) is. ' +
-      `Set one of them. ${hints.SLACK_APP_TOKEN}`,
-  );
 }
