@@ -10,16 +10,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { buildSystemPrompt } from '../src/agent/system-prompt.js';
 import { newFilePageSize } from '../src/store/open-database.js';
-import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
 import { measureBoot } from './boot.js';
 import { countRoundTrips } from './count-round-trips.js';
-import { benchNoopTool, buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
+import { buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
 import { measureLiveAnswers } from './live-answer.js';
 import { measureThreadLengths } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
 import { buildPostgresHarness, measurePostgresRawCommits } from './postgres-cycle.js';
+import { printResults } from './print-results.js';
+import { measurePinned, measureSuspended } from './waiting-conversations.js';
 import { readWalFrames } from './wal-frames.js';
 
 const cycles = Number(process.env.BENCH_CYCLES ?? 500);
@@ -34,8 +34,6 @@ const liveAnswers = Number(process.env.BENCH_LIVE_ANSWERS ?? 20);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 /** With a server here, the cycle runs on PostgreSQL too, beside SQLite, in the same run. */
 const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
-const teamId = 'TBENCH';
-const channelId = 'CBENCH';
 
 const gc = globalThis.gc;
 if (!gc) {
@@ -46,14 +44,7 @@ if (!gc) {
 const workdir = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-bench-'));
 process.on('exit', () => fs.rmSync(workdir, { recursive: true, force: true }));
 
-const buildHarness = (file: string, admission?: AdmissionLimits) =>
-  buildHoldfastHarness(file, { synchronous, admission });
-
-function heapMb(): number {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().heapUsed / 1024 / 1024;
-}
+const buildHarness = (file: string) => buildHoldfastHarness(file, { synchronous });
 
 interface CycleFigures {
   p50: number;
@@ -144,72 +135,6 @@ function measureRawCommits(): { p50: number; p99: number } {
   return { p50: percentile(durations, 50), p99: percentile(durations, 99) };
 }
 
-/** 10,000 conversations waiting on approval, held by nothing but their SQLite rows. */
-async function measureSuspended(): Promise<number> {
-  // One requester asks for all of them: the per-person limit on unfinished work would refuse most.
-  const harness = buildHarness(path.join(workdir, 'suspended.db'), {
-    perThread: 5,
-    perUser: Number.MAX_SAFE_INTEGER,
-  });
-  // Warm every code path and cache before the baseline, so the delta is the conversations alone.
-  for (let i = 0; i < 600; i++) await harness.mention(`1600000000.${String(i).padStart(6, '0')}`);
-  const baseline = heapMb();
-  for (let i = 0; i < parkedConversations; i++) {
-    await harness.mention(`1700000000.${String(i).padStart(6, '0')}`);
-  }
-  await harness.runtime.idle();
-  const grown = heapMb() - baseline;
-  const pending = harness.pendingApprovals();
-  if (pending !== parkedConversations + 600) {
-    throw new Error(`expected ${parkedConversations + 600} pending approvals, found ${pending}`);
-  }
-  await harness.close();
-  return grown;
-}
-
-/**
- * The usual way: each waiting conversation is a pending promise whose closure holds its agent and
- * transcript until someone clicks. Same messages as holdfast stores, nothing more.
- */
-function measurePinned(): { grown: number; release: () => void } {
-  const baseline = heapMb();
-  const waiting = new Map<string, (decision: 'allow' | 'deny') => void>();
-  const parked: Promise<string>[] = [];
-  for (let i = 0; i < parkedConversations; i++) {
-    const thread = `1700000000.${String(i).padStart(6, '0')}`;
-    const agent = {
-      conversationId: `${teamId}:${channelId}:${thread}`,
-      tools: [benchNoopTool],
-      systemPrompt: buildSystemPrompt({ botName: 'holdfast', toolNames: ['noop'] }),
-    };
-    const messages = [
-      { role: 'system', content: agent.systemPrompt },
-      { role: 'user', content: '@requester: restart web-1' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'noop', arguments: `{"target":"web-1"}` } },
-        ],
-      },
-    ];
-    parked.push(
-      new Promise<'allow' | 'deny'>((resolve) => waiting.set(agent.conversationId, resolve)).then(
-        (decision) => `${agent.conversationId} ${decision} after ${messages.length} messages`,
-      ),
-    );
-  }
-  const grown = heapMb() - baseline;
-  return {
-    grown,
-    release() {
-      for (const resolve of waiting.values()) resolve('deny');
-      waiting.clear();
-      parked.length = 0;
-    },
-  };
-}
-
 /** The same cycle and its floor on PostgreSQL; the raw commits are taken right before, like SQLite's. */
 async function measurePostgres(url: string, trips?: ReturnType<typeof countRoundTrips>) {
   const raw = await measurePostgresRawCommits(url, rawCommits);
@@ -272,8 +197,8 @@ async function main(): Promise<void> {
   const longest = threads.at(-1);
   const boot = await measureBoot(workdir, { pending: bootPending, overdue: bootOverdue, synchronous });
   const postgres = postgresUrl ? await measurePostgres(postgresUrl) : undefined;
-  const suspended = await measureSuspended();
-  const pinned = measurePinned();
+  const suspended = await measureSuspended(workdir, parkedConversations, synchronous);
+  const pinned = measurePinned(parkedConversations);
   pinned.release();
   const live = await measureLiveAnswers(liveAnswers);
 
@@ -328,56 +253,7 @@ async function main(): Promise<void> {
     },
   };
 
-  const table = [
-    ['cycle p50 / p99', `${results.cycle_p50_ms} ms / ${results.cycle_p99_ms} ms`],
-    ['commits per cycle (outbox included)', String(results.commits_per_cycle)],
-    ['deliveries per cycle (card, rewrite, answer)', String(results.deliveries_per_cycle)],
-    ['raw commit p50 / p99', `${results.raw_commit_p50_ms} ms / ${results.raw_commit_p99_ms} ms`],
-    ['cycle budget (3 × all commits × raw p99)', `${results.cycle_budget_ms} ms`],
-    [
-      'WAL pages / KiB / commits per cycle',
-      `${results.wal_pages_per_cycle} / ${results.wal_kib_per_cycle} / ${results.wal_commits_per_cycle}`,
-    ],
-    ...threads.map((entry) => [
-      `cycle on a thread of ${entry.priorMessages} messages p50 / p99`,
-      `${fixed(entry.p50)} ms / ${fixed(entry.p99)} ms`,
-    ]),
-    ['longest / shortest thread p50', `${results.longest_over_shortest_thread_p50}×`],
-    [
-      `boot: ${boot.pending} pending, ${boot.overdue} overdue (${results.boot_database_mb} MB)`,
-      `serving after ${results.boot_ms} ms; page check done ${results.boot_page_check_done_ms} ms; all expired ${results.boot_all_overdue_expired_ms} ms`,
-    ],
-    [`${parkedConversations} suspended (SQLite only)`, `${results.suspended_10k_heap_mb} MB heap`],
-    [`${parkedConversations} parked in memory`, `${results.pinned_10k_heap_mb} MB heap`],
-    ['pinned / suspended', `${results.pinned_over_suspended}×`],
-    ...(postgres
-      ? [
-          ['PostgreSQL cycle p50 / p99', `${postgres.cycle_p50_ms} ms / ${postgres.cycle_p99_ms} ms`],
-          ['PostgreSQL commits per cycle', String(postgres.commits_per_cycle)],
-          [
-            'PostgreSQL raw commit p50 / p99',
-            `${postgres.raw_commit_p50_ms} ms / ${postgres.raw_commit_p99_ms} ms`,
-          ],
-          [
-            'PostgreSQL floor (commits × raw p50)',
-            `${postgres.commit_floor_ms} ms (cycle p50 is ${postgres.cycle_over_floor}×)`,
-          ],
-        ]
-      : []),
-    [
-      'mention → first streamed text p50 / p99',
-      `${results.live_first_text_p50_ms} ms / ${results.live_first_text_p99_ms} ms`,
-    ],
-    [
-      'Slack calls per streamed answer (stream calls)',
-      `${results.live_slack_calls_per_answer} (${results.live_stream_calls_per_answer})`,
-    ],
-  ];
-  const width = Math.max(...table.map(([label]) => (label ?? '').length));
-  for (const [label, value] of table) process.stdout.write(`${(label ?? '').padEnd(width)}  ${value}\n`);
-  for (const [target, met] of Object.entries(results.targets)) {
-    process.stdout.write(`${met ? 'met   ' : 'MISSED'}  ${target}\n`);
-  }
+  printResults(results);
   const out = path.join(import.meta.dirname, 'results.json');
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`wrote ${path.relative(process.cwd(), out)}\n`);

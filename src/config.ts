@@ -1,34 +1,17 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ApproverReach } from './approvals/approver-reach.js';
-import { parseDuration } from './approvals/policy.js';
+import { type DeployServices, deployServicesHint, parseDeployServices } from './config-deploy-services.js';
+import { boolean, duration, integer, list, optionalText, url } from './config-fields.js';
 import { checkToolEnvNames, configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
+import { type SlackMode, slackHints, slackMode } from './config-slack-mode.js';
 import { slackToken } from './config-slack-tokens.js';
 import { ConfigError } from './errors.js';
 import type { ConfiguredSecret } from './secrets/index.js';
 import type { SynchronousMode } from './store/open-database.js';
 import { isPostgresUrl } from './store/postgres/postgres-url.js';
 
-/**
- * The only reader of the environment. Everything else receives a typed `Config`; a bad variable stops
- * start-up with a message naming it and saying what to do.
- */
-export type SlackMode =
-  | {
-      readonly type: 'socket';
-      readonly botToken: string;
-      readonly appToken: string;
-      readonly apiUrl?: string;
-    }
-  | {
-      readonly type: 'http';
-      readonly botToken: string;
-      readonly signingSecret: string;
-      readonly port: number;
-      readonly apiUrl?: string;
-    }
-  /** No Slack token: holdfast runs against its own local workspace (src/local). */
-  | { readonly type: 'local'; readonly port: number };
+export type { SlackMode } from './config-slack-mode.js';
 
 export type ModelConfig =
   | {
@@ -41,6 +24,10 @@ export type ModelConfig =
     }
   | { readonly type: 'demo' };
 
+/**
+ * The only reader of the environment. Everything else receives a typed `Config`; a bad variable stops
+ * start-up with a message naming it and saying what to do.
+ */
 export interface Config {
   readonly slack: SlackMode;
   readonly model: ModelConfig;
@@ -63,7 +50,7 @@ export interface Config {
   readonly httpAllowHosts: readonly string[];
   readonly httpInternalHosts: readonly string[];
   readonly sqlUrl?: string;
-  readonly deployServices: Readonly<Record<string, { command: string; cwd?: string; timeoutMs?: number }>>;
+  readonly deployServices: DeployServices;
   readonly plugins: readonly string[];
   readonly instructions?: string;
   readonly maxConcurrentTurns: number;
@@ -101,52 +88,6 @@ export interface ConfigSources {
   /** Reads a `*_FILE` variable's file; injected in tests. */
   readonly readFile?: (file: string) => string;
 }
-
-const optionalText = z
-  .string()
-  .transform((value) => value.trim())
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
-
-const list = (item: z.ZodString, what: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value) => (value ?? '').split(/[\s,]+/).filter(Boolean))
-    .pipe(z.array(item.describe(what)));
-
-const integer = (fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((value) => (value === undefined || value.trim() === '' ? String(fallback) : value.trim()))
-    .pipe(z.string().regex(/^\d+$/, 'a whole number'))
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
-const duration = (fallback: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value) => (value === undefined || value.trim() === '' ? fallback : value.trim()))
-    .pipe(z.string().regex(/^\d+\s*(ms|s|m|h|d)$/, 'a duration such as 90s, 30m, 24h or 7d'))
-    .transform(parseDuration);
-
-const boolean = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .optional()
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-const url = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });
-
-const deployServicesSchema = z.record(
-  z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'service names are lowercase words'),
-  z.strictObject({
-    command: z.string().min(1),
-    cwd: z.string().optional(),
-    timeoutMs: z.number().int().positive().optional(),
-  }),
-);
 
 const envSchema = z.object({
   SLACK_BOT_TOKEN: optionalText.pipe(slackToken('xoxb-', 'a bot token')),
@@ -237,10 +178,8 @@ const envSchema = z.object({
 });
 
 const hints: Record<string, string> = {
-  SLACK_BOT_TOKEN: 'Copy the Bot User OAuth Token from your app\'s "OAuth & Permissions" page.',
-  SLACK_APP_TOKEN: 'Create an app-level token with the connections:write scope under "Basic Information".',
-  SLACK_SIGNING_SECRET: 'Copy the Signing Secret from your app\'s "Basic Information" page.',
-  HOLDFAST_DEPLOY_SERVICES: 'Use JSON such as {"api": {"command": "./deploy.sh api"}}.',
+  ...slackHints,
+  HOLDFAST_DEPLOY_SERVICES: deployServicesHint,
 };
 
 /** Socket Mode has no HTTP server of its own: health, readiness and metrics get this port. */
@@ -318,61 +257,4 @@ export function loadConfig(
     toolEnv,
     toolEnvNames: checkToolEnvNames(e.HOLDFAST_TOOL_ENV, env, secrets),
   };
-}
-
-function slackMode(e: z.output<typeof envSchema>): SlackMode {
-  if (!e.SLACK_BOT_TOKEN) {
-    if (e.SLACK_APP_TOKEN || e.SLACK_SIGNING_SECRET) {
-      throw new ConfigError(
-        'SLACK_BOT_TOKEN is missing: SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set, but holdfast also needs the bot token. ' +
-          hints.SLACK_BOT_TOKEN,
-      );
-    }
-    return { type: 'local', port: e.PORT };
-  }
-  if (e.SLACK_APP_TOKEN) {
-    return {
-      type: 'socket',
-      botToken: e.SLACK_BOT_TOKEN,
-      appToken: e.SLACK_APP_TOKEN,
-      apiUrl: e.SLACK_API_URL,
-    };
-  }
-  if (e.SLACK_SIGNING_SECRET) {
-    return {
-      type: 'http',
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
-      port: e.PORT,
-      apiUrl: e.SLACK_API_URL,
-    };
-  }
-  throw new ConfigError(
-    'SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP mode) is. ' +
-      `Set one of them. ${hints.SLACK_APP_TOKEN}`,
-  );
-}
-
-function parseDeployServices(text: string | undefined): Config['deployServices'] {
-  if (!text) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(
-      `HOLDFAST_DEPLOY_SERVICES is not valid JSON. ${hints.HOLDFAST_DEPLOY_SERVICES}`,
-      [],
-      {
-        cause: error,
-      },
-    );
-  }
-  const parsed = deployServicesSchema.safeParse(value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    throw new ConfigError(`HOLDFAST_DEPLOY_SERVICES is invalid:\n  ${issues.join('\n  ')}`, issues);
-  }
-  return parsed.data;
 }

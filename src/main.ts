@@ -1,28 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import type { ChatModel } from './agent/chat-model.js';
 import { contextBudgetFor } from './agent/model-context.js';
-import type { Tool } from './agent/tool.js';
 import { loadPolicyFile } from './approvals/load-policy.js';
 import { emptyPolicy } from './approvals/policy.js';
-import { withApprovers, withEnvironmentApprovers } from './approvals/with-approvers.js';
+import { withEnvironmentApprovers } from './approvals/with-approvers.js';
 import { auditCommand } from './audit/audit-command.js';
 import { type Config, loadConfig } from './config.js';
-import { openLocalWorkspace } from './local/open-local-workspace.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
 import { createOps } from './ops/create-ops.js';
 import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
 import { Runtime } from './runtime/create-runtime.js';
 import { watchEventLoop } from './runtime/load-pressure.js';
-import type { ProcessIdentity } from './runtime/process-identity.js';
 import { createProcessIdentity } from './runtime/process-identity.js';
 import { createRedactor, redactingLogger } from './secrets/index.js';
 import { attachSlack } from './slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/create-bolt-app.js';
-import { createLiveAnswers, type LiveAnswersDeps } from './slack/live-answers.js';
+import { createLiveAnswers } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import {
@@ -36,84 +28,24 @@ import {
 import { connectSlack } from './startup/connect-slack.js';
 import { describeStartupFailure } from './startup/describe-startup-failure.js';
 import { doctorCommand } from './startup/doctor-command.js';
+import type { Holdfast, HoldfastOverrides } from './startup/holdfast.js';
 import { keepServingAfterEscapedFailures } from './startup/keep-serving.js';
+import { localCredentialSecrets, makeLocalCredentials } from './startup/local-credentials.js';
+import { openLocalMode } from './startup/open-local-mode.js';
 import { databaseLabel, openStore } from './startup/open-store.js';
 import { describeReport, requireChecks } from './startup/startup-check.js';
 import { startupChecks } from './startup/startup-checks.js';
 import { policyVocabulary } from './tools/index.js';
 
+export type { Holdfast, HoldfastOverrides } from './startup/holdfast.js';
 export { keepServingAfterEscapedFailures } from './startup/keep-serving.js';
-
-function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
-}
-
-export interface HoldfastOverrides {
-  readonly logger?: Logger;
-  readonly now?: () => number;
-  /** Replaces the configured model (tests, the benchmark). */
-  readonly model?: ChatModel;
-  /** Extra tools, appended to the built-in and plugin tools. */
-  readonly tools?: readonly Tool[];
-  /** For the local workspace in tests: its own port and database file. */
-  readonly localWorkspace?: { port?: number; databasePath?: string };
-  /** Who this process is in leases (tests run two "processes" in one). */
-  readonly identity?: ProcessIdentity;
-  readonly leaseMs?: number;
-  /** Outbox timing (tests shorten the retry backoff). */
-  readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
-  /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
-  readonly workingAfterMs?: number;
-  /** How often a working turn's status line is sent again (tests make it short). */
-  readonly statusRefreshMs?: number;
-  /** Where the app's metrics are registered (a new registry when not given). */
-  readonly metricsRegistry?: Registry;
-  /**
-   * When and how often a running turn's answer is shown as it is written (see `createLiveAnswers`);
-   * `showAfterMs: Infinity` shows answers only once complete.
-   */
-  readonly live?: Pick<LiveAnswersDeps, 'showAfterMs' | 'streamIntervalMs' | 'updateIntervalMs' | 'busy'>;
-}
-
-export interface Holdfast {
-  readonly runtime: Runtime;
-  /** The process's logger, secrets redacted. */
-  readonly logger: Logger;
-  /** Where Slack (or the local workspace) sends HTTP requests; undefined in Socket Mode. */
-  readonly eventsUrl?: string;
-  /** Local mode: the browser page, with the token that signs a browser in. */
-  readonly localUrl?: string;
-  /**
-   * Settles only if the page check that runs after start-up on a large database finds damage: the
-   * process should then stop, as start-up would have on a small one.
-   */
-  readonly damaged: Promise<Error>;
-  /** The health, readiness and metrics listener, when one runs (Socket Mode, HOLDFAST_HEALTH_PORT). */
-  readonly opsUrl?: string;
-  /** This app's Prometheus metrics. */
-  readonly metrics: Registry;
-  stop(): Promise<void>;
-}
 
 /** The composition root: every client, database handle and server is built here and passed down. */
 export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
   // Local mode's Slack credentials are made here, before anything can log or post, so they are redacted
   // like configured ones.
-  const local =
-    config.slack.type === 'local'
-      ? { signingSecret: randomHex(32), botToken: `xoxb-local-${randomHex(12)}` }
-      : undefined;
-  const { redact } = createRedactor({
-    secrets: [
-      ...config.secrets,
-      ...(local
-        ? [
-            { name: 'slack signing secret', value: local.signingSecret },
-            { name: 'slack bot token', value: local.botToken },
-          ]
-        : []),
-    ],
-  });
+  const local = makeLocalCredentials(config.slack);
+  const { redact } = createRedactor({ secrets: [...config.secrets, ...localCredentialSecrets(local)] });
   // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
@@ -157,24 +89,18 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     let slackConfig = config.slack;
     let workspace: LocalWorkspace | undefined;
     if (slackConfig.type === 'local') {
-      const opened = await openLocalWorkspace({
+      const opened = await openLocalMode(config, {
         port: overrides.localWorkspace?.port ?? slackConfig.port,
-        databasePath:
-          overrides.localWorkspace?.databasePath ??
-          path.join(path.dirname(config.databasePath), 'local-workspace.db'),
+        databasePath: overrides.localWorkspace?.databasePath,
         // Set above whenever the configuration is local.
         credentials: local!,
-        modelLabel:
-          config.model.type === 'openai'
-            ? `OpenAI ${config.model.model}`
-            : 'Demo model — scripted, deterministic',
-        logger: logger.child({ component: 'local-workspace' }),
+        policy,
+        logger,
         now,
       });
       workspace = opened.workspace;
       closers.push(() => opened.workspace.close());
-      // The seeded on-call people approve in local mode, so the approval flow can be tried at once.
-      policy = withApprovers(policy, workspace.approverUserIds, workspace.approverGroupIds);
+      policy = opened.policy;
       slackConfig = opened.mode;
     }
     const mode: ConnectedSlackMode = slackConfig;
