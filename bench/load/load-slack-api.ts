@@ -36,7 +36,7 @@ export interface LoadSlackReport {
   readonly calls: Readonly<Record<string, number>>;
   /** Posts whose outbox key had been posted before. */
   readonly duplicateKeys: number;
-  /** Answers to a mention that had been answered before, whatever their key. */
+  /** Answers to a mention already answered in another message, whatever their key. */
   readonly duplicateAnswers: number;
   /** Cards for a request that already had one. */
   readonly duplicateCards: number;
@@ -64,7 +64,6 @@ const teamId = 'T0LOAD';
 export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<LoadSlackApi> {
   const calls: Record<string, number> = {};
   const postedKeys = new Set<string>();
-  const answered = new Set<string>();
   const carded = new Set<string>();
   const unknownMethods = new Set<string>();
   let duplicateKeys = 0;
@@ -75,6 +74,31 @@ export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<L
   let tsCounter = 0;
   // Slack's ts values sort by time and are unique per channel; a counter is both.
   const nextTs = () => `1767225000.${String(++tsCounter).padStart(6, '0')}`;
+
+  /** Which message each answer landed in: the same answer again in that message is an edit, not a repeat. */
+  const answerMessages = new Map<string, string>();
+
+  const answerIn = (text: string, message: string) => {
+    const answer = options.parseAnswer(text);
+    if (!answer) return;
+    const id = `${answer.thread}#${answer.seq}`;
+    const first = answerMessages.get(id);
+    if (first !== undefined) {
+      if (first !== message) duplicateAnswers += 1;
+      return;
+    }
+    answerMessages.set(id, message);
+    options.onAnswer(answer);
+  };
+
+  /**
+   * A message edited in place: a turn that ran long enough to open a live message ends by replacing it
+   * with the answer (`chat.update`), so the answer is counted there too.
+   */
+  const edited = (params: Record<string, unknown>, channel: string) => {
+    const text = typeof params.text === 'string' ? params.text : '';
+    answerIn(text, `${channel}:${String(params.ts)}`);
+  };
 
   const posted = (params: Record<string, unknown>, channel: string, ts: string) => {
     const text = typeof params.text === 'string' ? params.text : '';
@@ -94,15 +118,7 @@ export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<L
       options.onCard({ channel, ts, threadTs, text, blocks, ...card });
       return;
     }
-    const answer = options.parseAnswer(text);
-    if (!answer) return;
-    const id = `${answer.thread}#${answer.seq}`;
-    if (answered.has(id)) {
-      duplicateAnswers += 1;
-      return;
-    }
-    answered.add(id);
-    options.onAnswer(answer);
+    answerIn(text, `${channel}:${ts}`);
   };
 
   const respond = (method: string, params: Record<string, unknown>): Record<string, unknown> => {
@@ -123,6 +139,7 @@ export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<L
         return { ok: true, channel, ts, message: { type: 'message', ts, text: params.text ?? '' } };
       }
       case 'chat.update':
+        edited(params, channel);
         return { ok: true, channel, ts: params.ts, text: params.text ?? '' };
       case 'chat.postEphemeral':
         ephemerals += 1;

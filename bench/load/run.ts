@@ -239,8 +239,14 @@ async function main(): Promise<void> {
     const out = path.join(import.meta.dirname, '..', 'load-results.json');
     fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`wrote ${path.relative(process.cwd(), out)}\n`);
-    if (exitedEarly === undefined) fs.rmSync(workdir, { recursive: true, force: true });
-    else process.stdout.write(`the app stopped on its own (${exitedEarly}); its log is ${logFile}\n`);
+    if (exitedEarly !== undefined) {
+      process.stdout.write(`the app stopped on its own (${exitedEarly}); its log is ${logFile}\n`);
+    } else if (!drained || process.env.BENCH_LOAD_KEEP === '1') {
+      // What was not answered is worth a look: the app's database and log stay.
+      process.stdout.write(`the app's database and log are kept in ${workdir}\n`);
+    } else {
+      fs.rmSync(workdir, { recursive: true, force: true });
+    }
   } finally {
     await app?.stop();
     await fakes.stop();
