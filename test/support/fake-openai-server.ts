@@ -99,6 +99,9 @@ export async function startFakeOpenAIServer(options: FakeOpenAIOptions): Promise
         sendJson(response, 500, { error: { message: String(error), type: 'server_error' } });
     });
   });
+  // A kept-alive socket closed for idleness just as the app sends on it fails with a reset, a race of
+  // this stand-in's 5 s default: a keep-alive longer than any quiet stretch of a test rules it out.
+  server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
