@@ -1,0 +1,28 @@
+import type { Approval } from '../store/records.js';
+import type { RefusalReason } from './refusal-reason.js';
+
+export function describeRefusal(reason: RefusalReason, approval: Approval): string {
+  switch (reason) {
+    case 'not-approver':
+      return `You are not an approver for \`${approval.toolName}\`. Ask someone on the approver list to decide it.`;
+    case 'self-approval':
+      return 'You asked for this call, so you cannot approve it yourself. Another approver has to decide.';
+    case 'no-approvers':
+      return `No approvers are configured for \`${approval.toolName}\`. Set HOLDFAST_APPROVERS or the policy file.`;
+    case 'origin-mismatch':
+      return 'This button does not belong to that approval request, so nothing was changed.';
+    case 'workspace-mismatch':
+      return 'This click came from another Slack workspace or organisation than the request, so nothing was changed.';
+    case 'arguments-mismatch':
+      if (approval.edit && approval.decision === null) {
+        return (
+          `<@${approval.edit.by}> edited the arguments of this request after this button was made, so nothing ` +
+          'was changed. Check the edited call on the card (or in `/approvals`) and decide that.'
+        );
+      }
+      return (
+        'This button was not made for the arguments that request holds, so nothing was changed. ' +
+        'Open the request from `/approvals` or the App Home and check what will run.'
+      );
+  }
+}

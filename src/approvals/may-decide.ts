@@ -1,0 +1,44 @@
+import type { Approval } from '../store/records.js';
+import type { DecideApprovalDeps } from './decide-approval-deps.js';
+import type { DecisionAction } from './decision-request.js';
+import { approversFor } from './policy-lookup.js';
+import type { RefusalReason } from './refusal-reason.js';
+
+async function authorize(
+  deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
+  approval: Approval,
+  userId: string,
+  action: DecisionAction,
+): Promise<RefusalReason | undefined> {
+  // The requester may always withdraw their own request; approving it needs explicit permission.
+  if (userId === approval.requestedBy) {
+    if (action === 'deny') return undefined;
+    if (!deps.policy.approvers.allowSelfApproval) return 'self-approval';
+  }
+  const approvers = approversFor(deps.policy, approval.toolName, approval.permissionType);
+  if (approvers.users.length === 0 && approvers.groups.length === 0) return 'no-approvers';
+  if (approvers.users.includes(userId)) return undefined;
+  for (const group of approvers.groups) {
+    if ((await deps.directory.groupMembers(group)).includes(userId)) return undefined;
+  }
+  return 'not-approver';
+}
+
+/** Why this user may not take `action` on the request, or undefined when they may; the click re-checks. */
+export function refusalFor(
+  deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
+  approval: Approval,
+  userId: string,
+  action: DecisionAction,
+): Promise<RefusalReason | undefined> {
+  return authorize(deps, approval, userId, action);
+}
+
+/** Whether this user could decide this approval now (for inboxes); the click path re-checks. */
+export async function mayDecide(
+  deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
+  approval: Approval,
+  userId: string,
+): Promise<boolean> {
+  return (await authorize(deps, approval, userId, 'allow')) === undefined;
+}

@@ -1,0 +1,20 @@
+export type RefusalReason =
+  | 'not-approver'
+  | 'self-approval'
+  | 'no-approvers'
+  | 'origin-mismatch'
+  | 'workspace-mismatch'
+  | 'arguments-mismatch';
+
+/** Why a click changed nothing, as the audit table records it. */
+export type RefusalRecord =
+  | RefusalReason
+  | 'unknown-request'
+  | 'already-decided'
+  | 'already-voted'
+  /** Someone asked to see a request they are not entitled to (not its requester, approver or audience). */
+  | 'not-entitled'
+  /** Edited arguments that cannot be allowed (a deny rule, the tool's schema): see `checkEdit`. */
+  | 'edit-refused'
+  /** An edit of arguments the request no longer holds: someone else edited it first. */
+  | 'arguments-changed';
