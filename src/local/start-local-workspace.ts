@@ -3,15 +3,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { statusLegend, statusReactions } from '../slack/turn-status.js';
+import { answerResponseUrl } from './answer-response-url.js';
 import { createDeliverer } from './deliver.js';
-import { readBody, sendJson } from './http-io.js';
+import { readBody, sendJson, sendRefusal } from './http-io.js';
 import { LocalModals } from './local-modals.js';
 import { LocalStore } from './local-store.js';
-import { localPage } from './page.js';
 import { loadPageSecret } from './page-secret.js';
-import { createRequestGuard, type GuardVerdict, type RequestGuard } from './request-guard.js';
+import { createRequestGuard, type RequestGuard } from './request-guard.js';
 import {
   findChannel,
   findUser,
@@ -22,7 +22,7 @@ import {
   localTeam,
   localUsers,
 } from './seed.js';
-import { reloadFromOwnOriginPage, signedOutPage } from './signed-out-page.js';
+import { servePage } from './serve-page.js';
 import {
   createUiActions,
   safeJson,
@@ -59,12 +59,6 @@ export interface LocalWorkspace {
   readonly approverGroupIds: readonly string[];
   close(): Promise<void>;
 }
-
-const respondSchema = z.object({
-  text: z.string().optional(),
-  blocks: z.array(z.unknown()).optional(),
-  response_type: z.enum(['ephemeral', 'in_channel']).optional(),
-});
 
 /** On every answer: no framing by other sites, no sniffing, and the token in a URL never sent onwards. */
 const safetyHeaders = {
@@ -141,37 +135,6 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
     legend: statusLegend.map((entry) => ({ ...entry, reaction: statusReactions[entry.status] })),
   });
 
-  const refuse = (response: ServerResponse, verdict: Extract<GuardVerdict, { type: 'refuse' }>) =>
-    sendJson(response, verdict.status, { ok: false, error: verdict.error, message: verdict.message });
-
-  const page = (request: IncomingMessage, response: ServerResponse, checks: RequestGuard, url: URL) => {
-    const token = url.searchParams.get('token');
-    if (token !== null && checks.isSecret(token)) {
-      // Trade the token for the cookie and drop it from the address bar (and from the history).
-      url.searchParams.delete('token');
-      response.writeHead(303, {
-        location: `/${url.search}`,
-        'set-cookie': checks.cookie,
-        'cache-control': 'no-store',
-      });
-      response.end();
-      return;
-    }
-    const verdict = token === null ? checks.browser(request) : undefined;
-    if (verdict?.type === 'pass') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(localPage);
-      return;
-    }
-    if (verdict?.type === 'refuse' && verdict.error === 'cross_origin') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(reloadFromOwnOriginPage);
-      return;
-    }
-    response.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    response.end(signedOutPage);
-  };
-
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     for (const [name, value] of Object.entries(safetyHeaders)) response.setHeader(name, value);
     if (!guard) throw new Error('request before the local workspace was listening');
@@ -190,13 +153,13 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
       return;
     }
     if (route === 'GET /') {
-      page(request, response, checks, url);
+      servePage(request, response, checks, url);
       return;
     }
     if (request.method === 'POST' && url.pathname.startsWith('/api/')) {
       // Authenticated by the bot token, which only holdfast's process holds; a browser never calls it.
       const verdict = checks.serverOnly(request);
-      if (verdict.type === 'refuse') return refuse(response, verdict);
+      if (verdict.type === 'refuse') return sendRefusal(response, verdict);
       const raw = await readBody(request);
       const params = parseWebApiParams(raw, request.headers['content-type']);
       const authorization = request.headers.authorization;
@@ -214,31 +177,12 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
       return;
     }
     if (request.method === 'POST' && url.pathname.startsWith('/respond/')) {
-      const [key = '', channel = '', user = ''] = url.pathname.slice('/respond/'.length).split('/');
-      const verdict = [checks.serverOnly(request), checks.json(request)].find((v) => v.type === 'refuse');
-      if (verdict?.type === 'refuse') return refuse(response, verdict);
-      if (!checks.isResponseKey(key)) {
-        sendJson(response, 403, { ok: false, error: 'invalid_response_url' });
-        return;
-      }
-      const parsed = respondSchema.safeParse(safeJson(await readBody(request)));
-      if (!parsed.success || !findChannel(channel) || !findUser(user)) {
-        sendJson(response, 400, { ok: false, error: 'invalid_response' });
-        return;
-      }
-      const threadTs = url.searchParams.get('thread_ts') ?? undefined;
-      const content = { text: parsed.data.text ?? '', blocks: parsed.data.blocks ?? [] };
-      if (parsed.data.response_type === 'in_channel')
-        store.addMessage({ channel, threadTs, user: localBot.userId, botId: localBot.botId, ...content });
-      else store.addEphemeral({ channel, user, threadTs, ...content });
-      changed();
-      sendJson(response, 200, { ok: true });
-      return;
+      return answerResponseUrl({ store, changed }, request, response, checks, url);
     }
 
     // Everything below is the page's own: the signed-in tab, from its own origin.
     const verdict = checks.browser(request);
-    if (verdict.type === 'refuse') return refuse(response, verdict);
+    if (verdict.type === 'refuse') return sendRefusal(response, verdict);
     if (route === 'GET /stream') {
       response.writeHead(200, {
         'content-type': 'text/event-stream',
@@ -261,7 +205,7 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
     }
     // JSON only: a cross-site form or text/plain post is a "simple request" a browser sends unasked.
     const json = checks.json(request);
-    if (json.type === 'refuse') return refuse(response, json);
+    if (json.type === 'refuse') return sendRefusal(response, json);
     const body = safeJson(await readBody(request));
     const reply = async <Input>(schema: z.ZodType<Input>, work: (input: Input) => Promise<unknown>) => {
       const parsed = schema.safeParse(body);

@@ -1,12 +1,20 @@
-import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import type { TurnProgress } from '../agent/turn-progress.js';
 import type { Conversation, Turn } from '../store/records.js';
 import type { LiveMessage } from '../store/store.js';
 import { stopTurnActions } from './blocks/stop-button.js';
+import {
+  defuseMentions,
+  fallbackMessage,
+  fallbackText,
+  type LiveTurnTask,
+  type TaskStatus,
+  taskChunk,
+} from './live-turn-content.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort, StreamChunk } from './slack-port.js';
-import { markdownToMrkdwn } from './text/index.js';
+
+export { defuseMentions } from './live-turn-content.js';
 
 export interface LiveTurnTiming {
   readonly now: () => number;
@@ -23,14 +31,6 @@ type Opened = Omit<LiveMessage, 'owner'>;
 
 /** How soon a preview put off under load looks again (the load gauge's own window). */
 const busyRecheckMs = 250;
-type TaskStatus = Extract<StreamChunk, { type: 'task_update' }>['status'];
-
-interface Task {
-  readonly title: string;
-  status: TaskStatus;
-  details: string | undefined;
-  startedAt: number | undefined;
-}
 
 export interface LiveTurnMessageOptions {
   readonly turn: Turn;
@@ -46,8 +46,6 @@ export interface LiveTurnMessageOptions {
   readonly before: () => Promise<void>;
 }
 
-/** A fallback message shows the end of a long answer; the delivered answer replaces it whole. */
-const fallbackLimit = 2_900;
 /** Text with no whitespace this long is sent as it is rather than held for the rest of its word. */
 const longestHeldWord = 200;
 
@@ -68,7 +66,7 @@ export class LiveTurnMessage {
   #sent = 0;
   /** The model finished this reply's text (it went on to its calls): no word of it is left to come. */
   #whole = false;
-  readonly #tasks = new Map<string, Task>();
+  readonly #tasks = new Map<string, LiveTurnTask>();
   readonly #dirty = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #notBefore = 0;
@@ -142,24 +140,10 @@ export class LiveTurnMessage {
 
   /** The fallback message's text: the reply so far in mrkdwn, then one line per task. */
   rendered(): string {
-    const text = markdownToMrkdwn(this.#text.slice(0, this.#sent), { allowedPings: new Set() });
-    const tasks = [...this.#tasks.values()].map(
-      (task) => `${taskMark[task.status]} \`${task.title}\`${task.details ? ` (${task.details})` : ''}`,
-    );
-    const whole = [text, tasks.join('\n')].filter((part) => part !== '').join('\n\n') || '…';
-    return whole.length > fallbackLimit ? `…${whole.slice(whole.length - fallbackLimit)}` : whole;
+    return fallbackText(this.#text.slice(0, this.#sent), this.#tasks.values());
   }
 
-  /** The fallback message: what `rendered` says, with the Stop button under it. */
-  #fallbackMessage(): { text: string; blocks: KnownBlock[] } {
-    const text = this.rendered();
-    return {
-      text,
-      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, stopTurnActions(this.#options.turn.id)],
-    };
-  }
-
-  #task(id: string, title: string, status: TaskStatus, details: string | undefined): Task {
+  #task(id: string, title: string, status: TaskStatus, details: string | undefined): LiveTurnTask {
     const task = this.#tasks.get(id) ?? { title, status, details, startedAt: undefined };
     task.status = status;
     task.details = details ?? (status === 'pending' ? task.details : undefined);
@@ -223,7 +207,11 @@ export class LiveTurnMessage {
       } else if (opened.kind === 'stream') {
         await slack.appendStream({ channel: opened.channel, ts: opened.ts, chunks });
       } else {
-        await slack.updateMessage({ channel: opened.channel, ts: opened.ts, ...this.#fallbackMessage() });
+        await slack.updateMessage({
+          channel: opened.channel,
+          ts: opened.ts,
+          ...fallbackMessage(this.rendered(), this.#options.turn.id),
+        });
       }
     } catch (error) {
       if (error instanceof SlackApiError && error.retryAfterMs !== undefined) {
@@ -288,26 +276,4 @@ export class LiveTurnMessage {
     const raw = unsent.slice(0, end);
     return { raw, text: defuseMentions(raw) };
   }
-}
-
-const taskMark: Record<TaskStatus, string> = {
-  pending: ':white_circle:',
-  in_progress: ':hourglass_flowing_sand:',
-  complete: ':white_check_mark:',
-  error: ':x:',
-};
-
-function taskChunk(id: string, task: Task): StreamChunk {
-  return {
-    type: 'task_update',
-    id,
-    title: task.title,
-    status: task.status,
-    ...(task.details ? { details: task.details } : {}),
-  };
-}
-
-/** `<!here>`, `<@U…>`, `<!subteam^…>` and `<#C…>` in a preview must not ping anyone: broken with a zero-width space. */
-export function defuseMentions(text: string): string {
-  return text.replace(/<([!@#])/g, '<\u200b$1');
 }

@@ -20,10 +20,11 @@ import { describeFailure } from './describe-failure.js';
 import type { LiveAnswers } from './live-answers.js';
 import { allowedMentions, linkAllowedNames } from './own-mentions.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
-import { SlackApiError } from './slack-errors.js';
+import { createReplaceLiveAnswer } from './replace-live-answer.js';
 import type { SlackPort } from './slack-port.js';
 import { capAnswer } from './text/cap-answer.js';
 import { answerMessage, markdownToMrkdwn, mentionUser, planAnswerMessages } from './text/index.js';
+import { goneMessage, stillInDoubt, toDeliveryError } from './to-delivery-error.js';
 
 export interface SlackDeliveryDeps {
   readonly slack: SlackPort;
@@ -42,9 +43,6 @@ export interface SlackDeliveryDeps {
 const answerPart = z.array(z.string());
 const noPings: ReadonlySet<string> = new Set();
 const cardPart = z.object({ channel: z.string(), ts: z.string() });
-
-/** Card rewrites find nothing to rewrite when the card is gone: that rewrite is done, not failed. */
-const goneMessage = new Set(['message_not_found', 'cant_update_message', 'channel_not_found', 'is_archived']);
 
 /**
  * The outbox, delivered to Slack. Cards are rendered from the request's state when they are sent;
@@ -107,44 +105,13 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     return { channel: posted.channel, ts: posted.ts };
   };
 
-  /**
-   * The answer's first message takes the place of the turn's live message (stopped first, if it is a
-   * stream), so the answer appears once, where people watched it being written. Rewriting is idempotent,
-   * so a retry after a crash rewrites it again rather than posting. A live message that is gone (deleted)
-   * leaves the answer to be posted as usual.
-   */
-  const replaceLive = async (
-    entry: OutboxEntry,
-    turnId: string,
-    chunks: string[],
-  ): Promise<SentPart | undefined> => {
-    const live = await deps.live?.takeOver(turnId);
-    if (!live) return undefined;
-    if (live.kind === 'stream') {
-      // Already stopped (a retry, or Slack timed it out) is the state wanted.
-      await slack.stopStream({ channel: live.channel, ts: live.ts }).catch((error: unknown) => {
-        deps.logger.debug({ err: error, turnId }, 'could not stop the stream; rewriting it anyway');
-      });
-    }
-    try {
-      await slackCall('chat.update', () =>
-        // Tagged with the part's key: a retry after a crash that lost this outcome finds it, not posts it.
-        slack.updateMessage({
-          channel: live.channel,
-          ts: live.ts,
-          deliveryKey: `${entry.key}#0`,
-          ...answerMessage(chunks),
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof DeliveryError && goneMessage.has(error.reason))) throw error;
-      deps.logger.info({ turnId, live }, 'the live message is gone; posting the answer');
-      await store.liveMessages.forget(turnId);
-      return undefined;
-    }
-    await store.liveMessages.forget(turnId);
-    return { channel: live.channel, ts: live.ts };
-  };
+  const replaceLive = createReplaceLiveAnswer({
+    slack,
+    store,
+    logger: deps.logger,
+    live: deps.live,
+    slackCall,
+  });
 
   const copies = createApproverCopies({
     slack,
@@ -290,46 +257,4 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
 function stoppedNotice(userId: string): SlackMessage {
   const text = `⏹️ Stopped by ${mentionUser(userId)}.`;
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
-}
-
-/** A failure while looking for an earlier attempt's part: whether it landed is still unknown. */
-function stillInDoubt(error: unknown): never {
-  throw error instanceof DeliveryError
-    ? new DeliveryError(error.reason, error.disposition, { cause: error, mayHaveLanded: true })
-    : error;
-}
-
-function toDeliveryError(
-  method: string,
-  error: unknown,
-  pause: (until: number) => void,
-  now: () => number,
-): DeliveryError {
-  if (error instanceof DeliveryError) return error;
-  if (error instanceof SlackApiError) {
-    if (error.retryAfterMs !== undefined) {
-      pause(now() + error.retryAfterMs);
-      return new DeliveryError(
-        'ratelimited',
-        { type: 'retry', afterMs: error.retryAfterMs },
-        { cause: error, mayHaveLanded: !error.refused },
-      );
-    }
-    if (error.permanent)
-      return new DeliveryError(
-        error.slackError,
-        { type: 'undeliverable' },
-        { cause: error, mayHaveLanded: !error.refused },
-      );
-    return new DeliveryError(
-      error.slackError,
-      { type: 'retry' },
-      { cause: error, mayHaveLanded: !error.refused },
-    );
-  }
-  return new DeliveryError(
-    `${method}: ${error instanceof Error ? error.message : String(error)}`,
-    { type: 'retry' },
-    { cause: error, mayHaveLanded: true },
-  );
 }

@@ -1,19 +1,18 @@
 import type { HomeView, KnownBlock } from '@slack/types';
-import {
-  WebAPIHTTPError,
-  WebAPIPlatformError,
-  WebAPIRateLimitedError,
-  WebAPIRequestError,
-  type WebClient,
-} from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
+import { createFindDelivery, deliveryEventType } from './find-delivery.js';
 import { SlackApiError } from './slack-errors.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
 import { createSlackStreams } from './slack-streams.js';
+import { toSlackApiError } from './to-slack-api-error.js';
+
+export { deliveryEventType } from './find-delivery.js';
+export { toSlackApiError } from './to-slack-api-error.js';
 
 export interface SlackWebApiOptions {
   readonly client: WebClient;
@@ -33,27 +32,6 @@ export interface SlackWebApiOptions {
 
 const tsResponse = z.object({ ts: z.string(), channel: z.string().optional() });
 const openResponse = z.object({ channel: z.object({ id: z.string() }) });
-const historyResponse = z.object({
-  messages: z
-    .array(
-      z.object({
-        ts: z.string(),
-        metadata: z
-          .object({
-            event_type: z.string().optional(),
-            event_payload: z.record(z.string(), z.unknown()).optional(),
-          })
-          .optional(),
-      }),
-    )
-    .default([]),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
-});
-
-/** The metadata event type holdfast tags its deliveries with; the payload carries the outbox part's key. */
-export const deliveryEventType = 'holdfast_delivery';
-/** Pages of history read while looking for a lost delivery, at most. */
-const searchPages = 5;
 const userResponse = z.object({
   user: z.object({
     name: z.string().optional(),
@@ -224,42 +202,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
         logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
       }
     },
-    async findDelivery(where) {
-      let cursor: string | undefined;
-      for (let page = 0; page < searchPages; page += 1) {
-        const result = historyResponse.parse(
-          where.threadTs
-            ? await call('conversations.replies', () =>
-                client.conversations.replies({
-                  channel: where.channel,
-                  ts: where.threadTs as string,
-                  oldest: where.oldest,
-                  include_all_metadata: true,
-                  limit: 200,
-                  cursor,
-                }),
-              )
-            : await call('conversations.history', () =>
-                client.conversations.history({
-                  channel: where.channel,
-                  oldest: where.oldest,
-                  include_all_metadata: true,
-                  limit: 200,
-                  cursor,
-                }),
-              ),
-        );
-        const found = result.messages.find(
-          (candidate) =>
-            candidate.metadata?.event_type === deliveryEventType &&
-            candidate.metadata.event_payload?.key === where.deliveryKey,
-        );
-        if (found) return { channel: where.channel, ts: found.ts };
-        cursor = result.response_metadata?.next_cursor || undefined;
-        if (!cursor) return undefined;
-      }
-      return undefined;
-    },
+    findDelivery: createFindDelivery({ client, call }),
     async openDirectMessage(userId) {
       const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
       return openResponse.parse(result).channel.id;
@@ -286,23 +229,4 @@ async function ignoring(errors: ReadonlySet<string>, work: () => Promise<unknown
     if (error instanceof SlackApiError && errors.has(error.slackError)) return;
     throw error;
   }
-}
-
-export function toSlackApiError(method: string, error: unknown): SlackApiError {
-  if (error instanceof SlackApiError) return error;
-  if (error instanceof WebAPIPlatformError)
-    return new SlackApiError(method, error.data.error, { cause: error, refused: true });
-  if (error instanceof WebAPIRateLimitedError) {
-    return new SlackApiError(method, 'ratelimited', {
-      cause: error,
-      retryAfterMs: error.retryAfter * 1_000,
-      refused: true,
-    });
-  }
-  if (error instanceof WebAPIHTTPError)
-    return new SlackApiError(method, `http_${error.statusCode}`, { cause: error });
-  if (error instanceof WebAPIRequestError)
-    return new SlackApiError(method, 'request_failed', { cause: error });
-  if (error instanceof z.ZodError) return new SlackApiError(method, 'unexpected_response', { cause: error });
-  return new SlackApiError(method, error instanceof Error ? error.message : String(error), { cause: error });
 }

@@ -1,0 +1,55 @@
+import type { Logger } from 'pino';
+import { DeliveryError } from '../outbox/delivery-port.js';
+import type { OutboxEntry, SentPart } from '../outbox/outbox-message.js';
+import type { Store } from '../store/store.js';
+import type { LiveAnswers } from './live-answers.js';
+import type { SlackPort } from './slack-port.js';
+import { answerMessage } from './text/index.js';
+import { goneMessage } from './to-delivery-error.js';
+
+export interface ReplaceLiveAnswerDeps {
+  readonly slack: SlackPort;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly live?: LiveAnswers;
+  /** The delivery's Slack call wrapper: failures become `DeliveryError`s, 429s pause the method. */
+  readonly slackCall: <Result>(method: string, work: () => Promise<Result>) => Promise<Result>;
+}
+
+/**
+ * The answer's first message takes the place of the turn's live message (stopped first, if it is a
+ * stream), so the answer appears once, where people watched it being written. Rewriting is idempotent,
+ * so a retry after a crash rewrites it again rather than posting. A live message that is gone (deleted)
+ * leaves the answer to be posted as usual.
+ */
+export function createReplaceLiveAnswer(deps: ReplaceLiveAnswerDeps) {
+  const { slack, store, slackCall } = deps;
+  return async (entry: OutboxEntry, turnId: string, chunks: string[]): Promise<SentPart | undefined> => {
+    const live = await deps.live?.takeOver(turnId);
+    if (!live) return undefined;
+    if (live.kind === 'stream') {
+      // Already stopped (a retry, or Slack timed it out) is the state wanted.
+      await slack.stopStream({ channel: live.channel, ts: live.ts }).catch((error: unknown) => {
+        deps.logger.debug({ err: error, turnId }, 'could not stop the stream; rewriting it anyway');
+      });
+    }
+    try {
+      await slackCall('chat.update', () =>
+        // Tagged with the part's key: a retry after a crash that lost this outcome finds it, not posts it.
+        slack.updateMessage({
+          channel: live.channel,
+          ts: live.ts,
+          deliveryKey: `${entry.key}#0`,
+          ...answerMessage(chunks),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof DeliveryError && goneMessage.has(error.reason))) throw error;
+      deps.logger.info({ turnId, live }, 'the live message is gone; posting the answer');
+      await store.liveMessages.forget(turnId);
+      return undefined;
+    }
+    await store.liveMessages.forget(turnId);
+    return { channel: live.channel, ts: live.ts };
+  };
+}
