@@ -1,44 +1,13 @@
-import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startHoldfast } from '../../../src/main.js';
-import { tempDir } from '../../support/temp-dir.js';
-import { createTestLogger } from '../../support/test-logger.js';
+import { describe, expect, it } from 'vitest';
+import { startLocalHoldfast } from './local-holdfast.js';
 import {
+  buttonOf,
   type HttpReply,
   type SignedInTab,
   type StateMessage,
   send,
-  signIn,
   waitForState,
 } from './local-http.js';
-
-/**
- * The local workspace can make holdfast run shell commands on the developer's machine, so what another
- * web page can send it matters: a tab on another site posts `text/plain` (a "simple request" browsers
- * send without asking), a DNS-rebinding page reaches it under its own host name, a page on another
- * localhost port is "same-site". Each is refused before anything reaches holdfast.
- */
-async function startLocalHoldfast() {
-  const dir = tempDir('holdfast-trust-');
-  const config = loadConfig(
-    {
-      PATH: process.env.PATH ?? '',
-      HOLDFAST_DB: path.join(dir.path, 'holdfast.db'),
-      HOLDFAST_WORKDIR: path.join(dir.path, 'work'),
-    },
-    dir.path,
-  );
-  const holdfast = await startHoldfast(config, {
-    logger: createTestLogger().logger,
-    localWorkspace: { port: 0 },
-  });
-  onTestFinished(() => holdfast.stop());
-  if (!holdfast.localUrl) throw new Error('holdfast did not start its local workspace');
-  const url = new URL(holdfast.localUrl);
-  const tab = await signIn(holdfast.localUrl);
-  return { url, tab, at: (route: string) => new URL(route, url) };
-}
 
 /** What a browser sends for a `fetch(..., { method: 'POST', mode: 'no-cors', body })` from another site. */
 const crossSite = (origin: string) => ({
@@ -56,16 +25,17 @@ async function postedTexts(tab: SignedInTab) {
   return (await tab.state('U0ALICE')).messages.map((message) => message.text);
 }
 
-const allowButton = (message: StateMessage) => {
-  for (const block of message.blocks)
-    for (const element of block.elements ?? [])
-      if (element.action_id === 'holdfast.approval.allow') return { block, element };
-  return undefined;
-};
+const allowButton = (message: StateMessage) => buttonOf(message, 'holdfast.approval.allow');
 
+/**
+ * The local workspace can make holdfast run shell commands on the developer's machine, so what another
+ * web page can send it matters: a tab on another site posts `text/plain` (a "simple request" browsers
+ * send without asking), a DNS-rebinding page reaches it under its own host name, a page on another
+ * localhost port is "same-site". Each is refused before anything reaches holdfast.
+ */
 describe('the local workspace, against other web pages', () => {
   it('refuses a cross-site text/plain post as alice, so nothing reaches holdfast', async () => {
-    const { tab, at, url } = await startLocalHoldfast();
+    const { tab, at, url } = await startLocalHoldfast('holdfast-trust-');
 
     const fromAnotherSite = await send(at('/ui/message'), {
       method: 'POST',
@@ -99,7 +69,7 @@ describe('the local workspace, against other web pages', () => {
   });
 
   it('refuses a foreign Host header, the mark of DNS rebinding, before anything else', async () => {
-    const { tab, at, url } = await startLocalHoldfast();
+    const { tab, at, url } = await startLocalHoldfast('holdfast-trust-');
     const rebound = `attacker.example:${url.port}`;
     // After rebinding, the attacker's page is same-origin with itself: its own Origin, no cookie of ours.
     const headers = { host: rebound, origin: `http://${rebound}`, 'sec-fetch-site': 'same-origin' };
@@ -121,7 +91,7 @@ describe('the local workspace, against other web pages', () => {
   });
 
   it('refuses a browser without the secret and tells it to open the printed URL', async () => {
-    const { tab, at, url } = await startLocalHoldfast();
+    const { tab, at, url } = await startLocalHoldfast('holdfast-trust-');
     const sameOrigin = { origin: tab.origin, 'sec-fetch-site': 'same-origin' };
 
     const page = await send(at('/'), { headers: { 'sec-fetch-site': 'none' } });
@@ -155,7 +125,7 @@ describe('the local workspace, against other web pages', () => {
   });
 
   it('refuses an Origin of another site even when the secret cookie goes along', async () => {
-    const { tab, at } = await startLocalHoldfast();
+    const { tab, at } = await startLocalHoldfast('holdfast-trust-');
     const signedIn = { cookie: tab.cookie, 'content-type': 'application/json' };
 
     const post = await send(at('/ui/message'), {
@@ -188,7 +158,7 @@ describe('the local workspace, against other web pages', () => {
   });
 
   it('signs a browser in with the printed URL: an HttpOnly, SameSite=Strict cookie, then the clean URL', async () => {
-    const { tab, url } = await startLocalHoldfast();
+    const { tab, url } = await startLocalHoldfast('holdfast-trust-');
     expect(url.host).toBe(`localhost:${url.port}`);
     expect(tab.exchange.status).toBe(303);
     expect(tab.exchange.headers.location).toBe('/');
@@ -204,7 +174,7 @@ describe('the local workspace, against other web pages', () => {
   });
 
   it("refuses a cross-site click as bob on a real card; bob's own click runs the command", async () => {
-    const { tab, at } = await startLocalHoldfast();
+    const { tab, at } = await startLocalHoldfast('holdfast-trust-');
     const asked = await tab.post('/ui/message', {
       user: 'U0ALICE',
       channel: 'C0OPS',

@@ -1,36 +1,12 @@
-import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startHoldfast } from '../../../src/main.js';
-import { tempDir } from '../../support/temp-dir.js';
-import { createTestLogger } from '../../support/test-logger.js';
-import { type StateMessage, signIn, waitForState } from './local-http.js';
+import { describe, expect, it } from 'vitest';
+import { startLocalHoldfast } from './local-holdfast.js';
+import { buttonOf, type StateMessage, waitForState } from './local-http.js';
 
-const allowButton = (message: StateMessage) => {
-  for (const block of message.blocks)
-    for (const element of block.elements ?? [])
-      if (element.action_id === 'holdfast.approval.allow') return { block, element };
-  return undefined;
-};
+const allowButton = (message: StateMessage) => buttonOf(message, 'holdfast.approval.allow');
 
 describe("approvers' copies in the local workspace", () => {
   it("shows bob the card in his DM, decides the request from there, and rewrites the thread's card", async () => {
-    const dir = tempDir('holdfast-local-copies-');
-    const config = loadConfig(
-      {
-        PATH: process.env.PATH ?? '',
-        HOLDFAST_DB: path.join(dir.path, 'holdfast.db'),
-        HOLDFAST_WORKDIR: path.join(dir.path, 'work'),
-      },
-      dir.path,
-    );
-    const holdfast = await startHoldfast(config, {
-      logger: createTestLogger().logger,
-      localWorkspace: { port: 0 },
-    });
-    onTestFinished(() => holdfast.stop());
-    if (!holdfast.localUrl) throw new Error('holdfast did not start its local workspace');
-    const tab = await signIn(holdfast.localUrl);
+    const { tab } = await startLocalHoldfast('holdfast-local-copies-');
 
     await tab.post('/ui/message', { user: 'U0ALICE', channel: 'C0OPS', text: '<@U0HOLDFAST> run `uptime`' });
     const copy = await waitForState(

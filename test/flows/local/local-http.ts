@@ -58,6 +58,13 @@ export interface StateMessage {
   }[];
 }
 
+/** The button a message shows for `actionId`, with the block that holds it (a click names both). */
+export function buttonOf(message: StateMessage, actionId: string) {
+  for (const block of message.blocks)
+    for (const element of block.elements ?? []) if (element.action_id === actionId) return { block, element };
+  return undefined;
+}
+
 export interface WorkspaceState {
   readonly messages: readonly StateMessage[];
   readonly ephemerals: readonly { channel: string; threadTs?: string; text: string }[];

@@ -1,10 +1,6 @@
-import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { startHoldfast } from '../../../src/main.js';
-import { tempDir } from '../../support/temp-dir.js';
-import { createTestLogger } from '../../support/test-logger.js';
-import { type SignedInTab, type StateMessage, signIn, waitForState } from './local-http.js';
+import { describe, expect, it } from 'vitest';
+import { startLocalHoldfast } from './local-holdfast.js';
+import { buttonOf, type SignedInTab, waitForState } from './local-http.js';
 
 interface ModalState {
   readonly modal: {
@@ -14,30 +10,44 @@ interface ModalState {
   readonly legend: Array<{ status: string; reaction: string; label: string }>;
 }
 
-async function startLocalHoldfast() {
-  const dir = tempDir('holdfast-modals-');
-  const config = loadConfig(
-    {
-      PATH: process.env.PATH ?? '',
-      HOLDFAST_DB: path.join(dir.path, 'holdfast.db'),
-      HOLDFAST_WORKDIR: path.join(dir.path, 'work'),
-    },
-    dir.path,
-  );
-  const holdfast = await startHoldfast(config, {
-    logger: createTestLogger().logger,
-    localWorkspace: { port: 0 },
+/**
+ * alice asks holdfast to run `command`; bob clicks `actionId` on the approval card he sees. The card
+ * and the form the click opened in front of bob.
+ */
+async function openFormAsBob(
+  tab: SignedInTab,
+  command: string,
+  actionId: string,
+  what: { readonly card: string; readonly form: string },
+) {
+  await tab.post('/ui/message', {
+    user: 'U0ALICE',
+    channel: 'C0OPS',
+    text: `<@U0HOLDFAST> run \`${command}\``,
   });
-  onTestFinished(() => holdfast.stop());
-  if (!holdfast.localUrl) throw new Error('holdfast did not start its local workspace');
-  return signIn(holdfast.localUrl);
+  const card = await waitForState(
+    tab,
+    'U0BOB',
+    (state) => state.messages.find((message) => buttonOf(message, actionId)),
+    what.card,
+  );
+  const pressed = buttonOf(card, actionId);
+  await tab.post('/ui/click', {
+    user: 'U0BOB',
+    channel: card.channel,
+    message_ts: card.ts,
+    action_id: actionId,
+    value: pressed?.element.value,
+    block_id: pressed?.block.block_id,
+  });
+  const opened = await waitForState(
+    tab,
+    'U0BOB',
+    (state) => (state as unknown as ModalState).modal ?? undefined,
+    what.form,
+  );
+  return { card, opened };
 }
-
-const button = (message: StateMessage, actionId: string) => {
-  for (const block of message.blocks)
-    for (const element of block.elements ?? []) if (element.action_id === actionId) return { block, element };
-  return undefined;
-};
 
 async function modalOf(tab: SignedInTab, user: string): Promise<ModalState> {
   return JSON.parse((await tab.get(`/state?as=${user}`)).text) as ModalState;
@@ -45,30 +55,11 @@ async function modalOf(tab: SignedInTab, user: string): Promise<ModalState> {
 
 describe('modals in the local workspace', () => {
   it('opens the deny form in front of the approver, and its reason reaches the card', async () => {
-    const tab = await startLocalHoldfast();
-    await tab.post('/ui/message', { user: 'U0ALICE', channel: 'C0OPS', text: '<@U0HOLDFAST> run `uptime`' });
-    const card = await waitForState(
-      tab,
-      'U0BOB',
-      (state) => state.messages.find((message) => button(message, 'holdfast.approval.deny')),
-      'an approval card',
-    );
-    const deny = button(card, 'holdfast.approval.deny');
-
-    await tab.post('/ui/click', {
-      user: 'U0BOB',
-      channel: card.channel,
-      message_ts: card.ts,
-      action_id: 'holdfast.approval.deny',
-      value: deny?.element.value,
-      block_id: deny?.block.block_id,
+    const { tab } = await startLocalHoldfast('holdfast-modals-');
+    const { card, opened } = await openFormAsBob(tab, 'uptime', 'holdfast.approval.deny', {
+      card: 'an approval card',
+      form: 'the deny form',
     });
-    const opened = await waitForState(
-      tab,
-      'U0BOB',
-      (state) => (state as unknown as ModalState).modal ?? undefined,
-      'the deny form',
-    );
     expect(opened.view.callback_id).toBe('holdfast.approval.deny_reason');
     expect((await modalOf(tab, 'U0ALICE')).modal).toBeNull();
 
@@ -90,34 +81,11 @@ describe('modals in the local workspace', () => {
   });
 
   it('opens the edit form in front of the approver, and runs the edited command', async () => {
-    const tab = await startLocalHoldfast();
-    await tab.post('/ui/message', {
-      user: 'U0ALICE',
-      channel: 'C0OPS',
-      text: '<@U0HOLDFAST> run `echo proposed-locally`',
+    const { tab } = await startLocalHoldfast('holdfast-modals-');
+    const { card, opened } = await openFormAsBob(tab, 'echo proposed-locally', 'holdfast.approval.edit', {
+      card: 'an approval card with Edit…',
+      form: 'the edit form',
     });
-    const card = await waitForState(
-      tab,
-      'U0BOB',
-      (state) => state.messages.find((message) => button(message, 'holdfast.approval.edit')),
-      'an approval card with Edit…',
-    );
-    const edit = button(card, 'holdfast.approval.edit');
-
-    await tab.post('/ui/click', {
-      user: 'U0BOB',
-      channel: card.channel,
-      message_ts: card.ts,
-      action_id: 'holdfast.approval.edit',
-      value: edit?.element.value,
-      block_id: edit?.block.block_id,
-    });
-    const opened = await waitForState(
-      tab,
-      'U0BOB',
-      (state) => (state as unknown as ModalState).modal ?? undefined,
-      'the edit form',
-    );
     expect(opened.view.callback_id).toBe('holdfast.approval.edit');
     const field = opened.view.blocks.find((block) => block.type === 'input');
     expect(field?.block_id).toBe('holdfast.edit.0');
@@ -147,7 +115,7 @@ describe('modals in the local workspace', () => {
   });
 
   it('lists what each status reaction means', async () => {
-    const tab = await startLocalHoldfast();
+    const { tab } = await startLocalHoldfast('holdfast-modals-');
     const { legend } = await modalOf(tab, 'U0ALICE');
     expect(legend.map((entry) => entry.status)).toEqual([
       'working',
