@@ -68,13 +68,25 @@ function toolCode(toolName: string): string {
   return `\`${escapeAndTruncate(inlineCodeSafe(toolName), 80)}\``;
 }
 
-function allowButton(view: ApprovalView): Button {
+/** A button on the request: every approval button is valued with the request id it decides. */
+function requestButton(
+  view: ApprovalView,
+  kind: ApprovalActionKind,
+  label: string,
+  style?: Button['style'],
+): Button {
   return {
     type: 'button',
-    action_id: APPROVAL_ACTION_IDS.allow,
-    text: plain('Allow', BLOCK_KIT_LIMITS.buttonText),
-    style: 'primary',
+    action_id: APPROVAL_ACTION_IDS[kind],
+    text: plain(label, BLOCK_KIT_LIMITS.buttonText),
+    ...(style ? { style } : {}),
     value: view.requestId,
+  };
+}
+
+function allowButton(view: ApprovalView): Button {
+  return {
+    ...requestButton(view, 'allow', 'Allow', 'primary'),
     confirm: {
       title: plain(`Allow ${view.toolName}?`, BLOCK_KIT_LIMITS.confirmTitle),
       text: {
@@ -88,43 +100,21 @@ function allowButton(view: ApprovalView): Button {
 }
 
 function denyButton(view: ApprovalView): Button {
-  return {
-    type: 'button',
-    action_id: APPROVAL_ACTION_IDS.deny,
-    text: plain('Deny', BLOCK_KIT_LIMITS.buttonText),
-    style: 'danger',
-    value: view.requestId,
-  };
+  return requestButton(view, 'deny', 'Deny', 'danger');
 }
 
 function alwaysButton(view: ApprovalView): Button {
   // No confirmation: the button opens a form saying what the grant covers, where and for how long.
-  return {
-    type: 'button',
-    action_id: APPROVAL_ACTION_IDS.always,
-    text: plain('Always allow…', BLOCK_KIT_LIMITS.buttonText),
-    value: view.requestId,
-  };
+  return requestButton(view, 'always', 'Always allow…');
 }
 
 function editButton(view: ApprovalView): Button {
   // No confirmation: the button opens the form, and the form's submit is the decision.
-  return {
-    type: 'button',
-    action_id: APPROVAL_ACTION_IDS.edit,
-    text: plain('Edit…', BLOCK_KIT_LIMITS.buttonText),
-    value: view.requestId,
-  };
+  return requestButton(view, 'edit', 'Edit…');
 }
 
 function viewButton(view: ApprovalView): Button {
-  return {
-    type: 'button',
-    action_id: APPROVAL_ACTION_IDS.view,
-    text: plain('View full arguments', BLOCK_KIT_LIMITS.buttonText),
-    style: 'primary',
-    value: view.requestId,
-  };
+  return requestButton(view, 'view', 'View full arguments', 'primary');
 }
 
 /**

@@ -1,21 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
 import { countingTool, startCoreHarness, threadId, toolResults } from './core-harness.js';
+import { startSuspendedRestart } from './start-suspended-restart.js';
 
 describe('decisions', () => {
   it('tells the model who denied the call, never runs the tool, and lets the model answer', async () => {
-    const restart = countingTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['restart_service', { service: 'web' }]),
-      reply.text('I was not allowed to restart web'),
-    ]);
-    const core = startCoreHarness({ model, tools: [restart.tool] });
     const threadTs = '1767220200.000100';
-
-    await core.submit(threadTs, 'restart web');
-    const suspended = await core.nextOutcome();
-    if (suspended.type !== 'awaiting-approval')
-      throw new Error(`expected a suspension, got ${suspended.type}`);
+    const { restart, model, core, suspended } = await startSuspendedRestart({
+      threadTs,
+      answers: [reply.text('I was not allowed to restart web')],
+    });
     expect((await core.decide(suspended.approval.requestId, 'deny')).type).toBe('decided');
     const done = await core.nextOutcome();
 
@@ -77,18 +71,11 @@ describe('decisions', () => {
   });
 
   it('expires an undecided approval in the sweep, tells the model it timed out and refuses a late click', async () => {
-    const restart = countingTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['restart_service', { service: 'web' }]),
-      reply.text('nobody approved the restart in time'),
-    ]);
-    const core = startCoreHarness({ model, tools: [restart.tool], approvalExpiryMs: 60_000 });
-    const threadTs = '1767220200.000400';
-
-    await core.submit(threadTs, 'restart web');
-    const suspended = await core.nextOutcome();
-    if (suspended.type !== 'awaiting-approval')
-      throw new Error(`expected a suspension, got ${suspended.type}`);
+    const { restart, model, core, suspended } = await startSuspendedRestart({
+      threadTs: '1767220200.000400',
+      answers: [reply.text('nobody approved the restart in time')],
+      approvalExpiryMs: 60_000,
+    });
     expect(suspended.approval.expiresAt).toBe(core.clock.now() + 60_000);
 
     core.clock.advance(60_001);
@@ -111,17 +98,11 @@ describe('decisions', () => {
   });
 
   it('answers a click after the deadline with expired, even before any sweep ran', async () => {
-    const restart = countingTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['restart_service', { service: 'web' }]),
-      reply.text('the request timed out'),
-    ]);
-    const core = startCoreHarness({ model, tools: [restart.tool], approvalExpiryMs: 60_000 });
-
-    await core.submit('1767220200.000500', 'restart web');
-    const suspended = await core.nextOutcome();
-    if (suspended.type !== 'awaiting-approval')
-      throw new Error(`expected a suspension, got ${suspended.type}`);
+    const { restart, model, core, suspended } = await startSuspendedRestart({
+      threadTs: '1767220200.000500',
+      answers: [reply.text('the request timed out')],
+      approvalExpiryMs: 60_000,
+    });
 
     core.clock.advance(60_000);
     const late = await core.decide(suspended.approval.requestId, 'allow');

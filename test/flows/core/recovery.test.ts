@@ -6,6 +6,7 @@ import type { Tool } from '../../../src/agent/tool.js';
 import { ModelUnavailableError, reply, ScriptedChatModel } from '../../../src/llm/index.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { countingTool, startCoreHarness, threadId, toolResults } from './core-harness.js';
+import { startSuspendedRestart } from './start-suspended-restart.js';
 
 /** Every assistant tool call in the transcript is followed by exactly one result for it. */
 function everyCallAnswered(messages: readonly ChatMessage[]): boolean {
@@ -111,18 +112,16 @@ describe('recovery', () => {
   });
 
   it('runs a message sent while the thread waits as the next turn, after the resumed one', async () => {
-    const restart = countingTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['restart_service', { service: 'web' }]),
-      reply.text('web restarted'),
-      reply.text('db looks fine'),
-    ]);
-    const core = startCoreHarness({ model, tools: [restart.tool] });
     const threadTs = '1767220300.000400';
-
-    await core.submit(threadTs, 'restart web');
-    const first = await core.nextOutcome();
-    if (first.type !== 'awaiting-approval') throw new Error(`expected a suspension, got ${first.type}`);
+    const {
+      restart,
+      model,
+      core,
+      suspended: first,
+    } = await startSuspendedRestart({
+      threadTs,
+      answers: [reply.text('web restarted'), reply.text('db looks fine')],
+    });
     const queued = await core.submit(threadTs, 'and how is db?', { ts: '1767220300.000500' });
     expect(queued.type).toBe('enqueued');
     await core.runtime.idle();
@@ -192,18 +191,10 @@ describe('recovery', () => {
     { name: 'hash only', tamper: { args_hash: 'db' } },
     { name: 'arguments only', tamper: { details_json: JSON.stringify({ arguments: { service: 'db' } }) } },
   ])('does not run the tool with other arguments than approved ($name tampered)', async ({ tamper }) => {
-    const restart = countingTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['restart_service', { service: 'web' }]),
-      reply.text('the restart was refused'),
-    ]);
-    const core = startCoreHarness({ model, tools: [restart.tool] });
-    const threadTs = '1767220300.000800';
-
-    await core.submit(threadTs, 'restart web');
-    const suspended = await core.nextOutcome();
-    if (suspended.type !== 'awaiting-approval')
-      throw new Error(`expected a suspension, got ${suspended.type}`);
+    const { restart, model, core, suspended } = await startSuspendedRestart({
+      threadTs: '1767220300.000800',
+      answers: [reply.text('the restart was refused')],
+    });
 
     const sets = Object.keys(tamper).map((column) => `${column} = @${column}`);
     const values = {

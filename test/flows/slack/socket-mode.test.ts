@@ -5,17 +5,23 @@ import { recordProcessFailures } from '../../support/process-failures.js';
 import { channel, eventually, people, readRows, startSlackHarness, userTs } from './slack-harness.js';
 import { startSocketModeServer } from './socket-mode-server.js';
 
+/** holdfast connected over Socket Mode to a fake Slack socket, with a model that gives one answer. */
+async function startOverSocketMode(answer: string) {
+  const socketServer = await startSocketModeServer();
+  const model = new ScriptedChatModel([reply.text(answer)]);
+  const slack = await startSlackHarness({
+    model,
+    beforeStart: async (api) => {
+      api.setSocketModeUrl(socketServer.url);
+      return { SLACK_APP_TOKEN: api.appToken };
+    },
+  });
+  return { socketServer, model, slack };
+}
+
 describe('Socket Mode', () => {
   it('connects, acknowledges an events_api envelope, and answers the mention', async () => {
-    const socketServer = await startSocketModeServer();
-    const model = new ScriptedChatModel([reply.text('The disk is 41% full.')]);
-    const slack = await startSlackHarness({
-      model,
-      beforeStart: async (api) => {
-        api.setSocketModeUrl(socketServer.url);
-        return { SLACK_APP_TOKEN: api.appToken };
-      },
-    });
+    const { socketServer, model, slack } = await startOverSocketMode('The disk is 41% full.');
 
     expect(slack.holdfast.eventsUrl).toBeUndefined();
     const opened = slack.api.succeeded('apps.connections.open');
@@ -65,15 +71,7 @@ describe('Socket Mode', () => {
 describe('Socket Mode, given malformed envelopes', () => {
   it('drops each one, keeps its connection, and still answers the next mention', async () => {
     const { failures } = recordProcessFailures();
-    const socketServer = await startSocketModeServer();
-    const model = new ScriptedChatModel([reply.text('Still here.')]);
-    const slack = await startSlackHarness({
-      model,
-      beforeStart: async (api) => {
-        api.setSocketModeUrl(socketServer.url);
-        return { SLACK_APP_TOKEN: api.appToken };
-      },
-    });
+    const { socketServer, slack } = await startOverSocketMode('Still here.');
     const { teamId, botUserId } = slack.api.identity;
     const malformed: unknown[] = [
       null,
@@ -132,15 +130,7 @@ describe('Socket Mode, given malformed envelopes', () => {
 
 describe('Socket Mode, when the database cannot take an event', () => {
   it('leaves the envelope unacknowledged, so Slack sends it again, and answers the redelivery', async () => {
-    const socketServer = await startSocketModeServer();
-    const model = new ScriptedChatModel([reply.text('The disk is 41% full.')]);
-    const slack = await startSlackHarness({
-      model,
-      beforeStart: async (api) => {
-        api.setSocketModeUrl(socketServer.url);
-        return { SLACK_APP_TOKEN: api.appToken };
-      },
-    });
+    const { socketServer, model, slack } = await startOverSocketMode('The disk is 41% full.');
     const { teamId, botUserId } = slack.api.identity;
     const ts = userTs();
     const envelope = (envelopeId: string, retryAttempt: number) => ({
