@@ -20,13 +20,10 @@ export function prepareApprovalDecisions(context: SqliteContext) {
   const claimTurn = prepareTurnClaim(context);
   const markReady = prepareReadyMark(context);
   const writeOutbox = prepareOutboxWriter(context);
-  const { byId, toApproval } = prepareApprovalRows(context);
+  const { byId, votesFor, toApproval } = prepareApprovalRows(context);
   const insertCard = db.prepare(
     `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
      ON CONFLICT (channel, ts) DO NOTHING`,
-  );
-  const votesFor = db.prepare<[string], { user_id: string }>(
-    'SELECT user_id FROM approval_votes WHERE request_id = ? ORDER BY at, rowid',
   );
   const audit = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)

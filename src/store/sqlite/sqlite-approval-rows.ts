@@ -21,7 +21,7 @@ export function prepareApprovalRows({ db }: SqliteContext) {
       votesFor.all(row.request_id).map((v) => v.user_id),
       cardsOf.all(row.request_id),
     );
-  return { byId, byCall, toApproval };
+  return { byId, byCall, votesFor, toApproval };
 }
 
 /**

@@ -5,9 +5,7 @@ import { prepareApprovalCreate, prepareApprovalRows } from './sqlite-approval-ro
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 // Reading rows and creating them live in sqlite-approval-rows.ts (a turn's suspension creates rows too),
-// deciding them in sqlite-approval-decisions.ts; this file keeps the store and its exports.
-export { prepareApprovalCreate, prepareApprovalRows } from './sqlite-approval-rows.js';
-
+// deciding them in sqlite-approval-decisions.ts; this file puts the store together.
 export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const { db, now } = context;
   const checkFence = prepareFenceCheck(context);

@@ -20,7 +20,7 @@ import type {
   SuspendBatch,
   TurnStore,
 } from '../store.js';
-import { prepareApprovalCreate } from './sqlite-approvals.js';
+import { prepareApprovalCreate } from './sqlite-approval-rows.js';
 import { activeStatuses, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
