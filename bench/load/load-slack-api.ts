@@ -112,8 +112,12 @@ export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<L
     const blocks = Array.isArray(params.blocks) ? (params.blocks as unknown[]) : [];
     const card = approvalButtons(blocks);
     if (card) {
-      if (carded.has(card.requestId)) duplicateCards += 1;
-      carded.add(card.requestId);
+      // A request has one card in its thread and a copy in each approver's DM: one per channel is right.
+      const where = `${card.requestId} ${channel}`;
+      if (carded.has(where)) duplicateCards += 1;
+      carded.add(where);
+      // The approver clicks the card in the thread; the DM copy is the same request's second card.
+      if (channel.startsWith('D')) return;
       const threadTs = typeof params.thread_ts === 'string' ? params.thread_ts : ts;
       options.onCard({ channel, ts, threadTs, text, blocks, ...card });
       return;
@@ -155,6 +159,10 @@ export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<L
           ok: true,
           user: { id, name, real_name: name, profile: { display_name: name, real_name: name } },
         };
+      }
+      case 'conversations.open': {
+        const users = typeof params.users === 'string' ? params.users : '';
+        return { ok: true, channel: { id: `D${users}` } };
       }
       case 'conversations.info':
         return {

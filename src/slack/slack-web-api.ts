@@ -65,6 +65,16 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const ttl = options.cacheTtlMs ?? 10 * 60_000;
   const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
+  // The DM between the bot and a person is fixed for good, and conversations.open is rate-limited
+  // (Tier 3): every copy after the first goes to the channel already opened. Concurrent opens for one
+  // person share one call; a failure is not remembered.
+  const directChannels = new LRUCache<string, string>({
+    max: 5_000,
+    fetchMethod: async (userId) => {
+      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
+      return openResponse.parse(result).channel.id;
+    },
+  });
   // The status line is decoration: where Slack refuses it, it is not asked again. A token that lacks the
   // scope is refused everywhere; otherwise one conversation (a channel of a kind Slack does not allow it
   // in) is refused, and the others keep theirs.
@@ -204,8 +214,9 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
     findDelivery: createFindDelivery({ client, call }),
     async openDirectMessage(userId) {
-      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
-      return openResponse.parse(result).channel.id;
+      const channel = await directChannels.fetch(userId);
+      if (channel === undefined) throw new Error(`conversations.open gave no channel for ${userId}`);
+      return channel;
     },
     ...createSlackStreams({ client, call, redact, blocks }),
     async permalink(channel, ts) {

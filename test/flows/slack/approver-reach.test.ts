@@ -105,6 +105,33 @@ describe('reaching approvers where they are', () => {
     }
   });
 
+  it("opens each approver's DM once, however many requests it carries", async () => {
+    const { tool } = countingShellTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_web']),
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart db' }, 'call_db']),
+    ]);
+    const slack = await startSlackHarness({
+      model,
+      tools: [tool],
+      env: { HOLDFAST_APPROVER_DMS: '10' },
+      delivery: { backoffMs: () => 10 },
+    });
+    for (const text of ['please restart the web tier', 'and the database']) {
+      await waitForCard(slack.api, await slack.mention(text));
+      await slack.settle();
+    }
+    // The DM between holdfast and a person never changes: opening it again costs a call Slack rate-limits.
+    const opened = slack.api.succeeded('conversations.open').map((call) => call.params.users);
+    expect(opened.sort()).toEqual([people.bob, people.carol].sort());
+    const dms = [dmOf(people.bob), dmOf(people.carol)].sort();
+    expect(
+      copies(slack)
+        .map((copy) => copy.channel)
+        .sort(),
+    ).toEqual([...dms, ...dms].sort());
+  });
+
   it('leaves out an approver Slack will not open a DM with, and holds up nothing', async () => {
     const clock = createTestClock(Date.now());
     const { slack, model, card } = await pendingRequest({
