@@ -105,7 +105,11 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     }
     const mode: ConnectedSlackMode = slackConfig;
 
-    const { client, deliveryClient, slackLogger, identity } = await connectSlack(mode, logger, ops);
+    const { client, deliveryClient, intakeClient, slackLogger, identity } = await connectSlack(
+      mode,
+      logger,
+      ops,
+    );
     // Readiness asks with the client that does not retry: a probe wants the answer now.
     const endpoints = ops.endpoints(() => deliveryClient.auth.test());
     const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now, routes: opsRoutes(endpoints) });
@@ -176,6 +180,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       app,
       runtime,
       slack,
+      intake: createSlackWebApi({
+        client: intakeClient,
+        logger: logger.child({ component: 'slack-intake' }),
+        redact,
+        onError: ops.slackError,
+      }),
       directory: slack,
       botUserId: identity.userId,
       teamId: identity.teamId,

@@ -21,6 +21,11 @@ export interface AttachSlackOptions {
   readonly app: App;
   readonly runtime: Runtime;
   readonly slack: SlackPort;
+  /**
+   * What a message's names and thread history are read through before it is acknowledged: a port that
+   * answers or fails fast (see `connectSlack`). `slack` unless given.
+   */
+  readonly intake?: SlackPort;
   readonly directory: ApproverDirectory;
   /** From `auth.test`: how holdfast recognises mentions of itself and its own messages. */
   readonly botUserId: string;
@@ -46,7 +51,13 @@ export interface AttachSlackOptions {
 export function attachSlack(options: AttachSlackOptions): void {
   const { app, runtime, slack, directory, logger, botUserId } = options;
   const inbox = { store: runtime.store, policy: runtime.policy, directory, slack, logger };
-  registerMessageListeners(app, { runtime, slack, botUserId, logger, teamId: options.teamId });
+  registerMessageListeners(app, {
+    runtime,
+    slack: options.intake ?? slack,
+    botUserId,
+    logger,
+    teamId: options.teamId,
+  });
   registerApprovalActionListener(app, {
     runtime,
     slack,

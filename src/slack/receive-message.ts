@@ -63,23 +63,19 @@ export async function receiveMessage(
     return { type: 'ignored', reason: 'a fresh start' };
   }
   // Asked for the first time inside a thread people already wrote in: the model reads what they said.
-  // A new top-level DM carries the direct conversation on.
-  const context =
+  // A new top-level DM carries the direct conversation on. The lookups run side by side: Slack waits
+  // three seconds for the acknowledgement, which comes only once the message is stored.
+  const userName = (userId: string) => deps.slack.userName(userId);
+  const [context, text, speaker, mentioned] = await Promise.all([
     inThread && !known
-      ? await readThreadContext(deps, { channel: event.channel, threadTs, beforeTs: event.ts })
+      ? readThreadContext(deps, { channel: event.channel, threadTs, beforeTs: event.ts })
       : topLevelDirect
-        ? await readDirectContext(deps, { channel: event.channel, beforeTs: event.ts })
-        : undefined;
-
-  const text = await renderMentions(event.text, {
-    botUserId: deps.botUserId,
-    userName: (userId) => deps.slack.userName(userId),
-  });
-  const speaker = (await deps.slack.userName(event.user)) ?? event.user;
-  const mentioned = await mentionsLine(event.text, {
-    botUserId: deps.botUserId,
-    userName: (userId) => deps.slack.userName(userId),
-  });
+        ? readDirectContext(deps, { channel: event.channel, beforeTs: event.ts })
+        : undefined,
+    renderMentions(event.text, { botUserId: deps.botUserId, userName }),
+    userName(event.user),
+    mentionsLine(event.text, { botUserId: deps.botUserId, userName }),
+  ]);
   // Slack's retries (same event_id) and the message/app_mention twins all carry the same channel:ts, and
   // the turn's trigger key is unique in the same commit that enqueues it: one post, one turn, no extra
   // write per delivery.
@@ -92,7 +88,7 @@ export async function receiveMessage(
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
       requestedBy: event.user,
-      inputText: [context, `@${speaker}: ${text}${describeFiles(event.files)}`, mentioned]
+      inputText: [context, `@${speaker ?? event.user}: ${text}${describeFiles(event.files)}`, mentioned]
         .filter((part) => part !== undefined)
         .join('\n\n'),
     },

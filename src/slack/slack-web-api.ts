@@ -63,7 +63,17 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const redactWith = options.redact ?? redactKnownPatterns;
   const redact = (text: string) => redactWith(text, { compact: true });
   const ttl = options.cacheTtlMs ?? 10 * 60_000;
-  const names = new LRUCache<string, { name: string | undefined }>({ max: 5_000, ttl });
+  // Lookups of one person at the same moment share one call; a failure is not remembered.
+  const names = new LRUCache<string, { name: string | undefined }>({
+    max: 5_000,
+    ttl,
+    fetchMethod: async (userId) => {
+      const { user } = userResponse.parse(
+        await call('users.info', () => client.users.info({ user: userId })),
+      );
+      return { name: user.profile?.display_name || user.real_name || user.profile?.real_name || user.name };
+    },
+  });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
   // The DM between the bot and a person is fixed for good, and conversations.open is rate-limited
   // (Tier 3): every copy after the first goes to the channel already opened. Concurrent opens for one
@@ -158,15 +168,8 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       );
     },
     async userName(userId) {
-      const cached = names.get(userId);
-      if (cached) return cached.name;
       try {
-        const { user } = userResponse.parse(
-          await call('users.info', () => client.users.info({ user: userId })),
-        );
-        const name = user.profile?.display_name || user.real_name || user.profile?.real_name || user.name;
-        names.set(userId, { name });
-        return name;
+        return (await names.fetch(userId))?.name;
       } catch (error) {
         logger.debug({ err: error, userId }, 'users.info failed; showing the raw id');
         return undefined;

@@ -44,7 +44,16 @@ export async function describeMessages(
   deps: ContextDeps,
   messages: readonly ThreadMessage[],
 ): Promise<string[]> {
-  const userName = (userId: string) => deps.slack.userName(userId);
+  // Every name at once, each person once: these lookups happen before the mention is acknowledged.
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.user && message.user !== deps.botUserId && !message.botId) ids.add(message.user);
+    for (const match of message.text.matchAll(/<@([UW][A-Z0-9]+)/g)) ids.add(match[1] as string);
+  }
+  const names = new Map(
+    await Promise.all([...ids].map(async (id) => [id, await deps.slack.userName(id)] as const)),
+  );
+  const userName = async (userId: string) => names.get(userId);
   const lines: string[] = [];
   for (const message of messages) {
     const text = (await renderMentions(message.text, { botUserId: deps.botUserId, userName })).trim();
@@ -54,7 +63,7 @@ export async function describeMessages(
         ? '@holdfast'
         : message.botId || !message.user
           ? 'a bot'
-          : `@${(await deps.slack.userName(message.user)) ?? message.user}`;
+          : `@${names.get(message.user) ?? message.user}`;
     const cut =
       text.length > threadContextLimits.charsPerMessage
         ? `${text.slice(0, threadContextLimits.charsPerMessage)}…`

@@ -10,6 +10,8 @@ export interface SlackConnection {
   readonly client: WebClient;
   /** For the outbox, which retries on its own schedule (see below). */
   readonly deliveryClient: WebClient;
+  /** For the lookups made before a message is acknowledged (see `intakeClient` below). */
+  readonly intakeClient: WebClient;
   readonly slackLogger: ReturnType<typeof boltLogger>;
   readonly identity: {
     readonly userId: string;
@@ -18,6 +20,9 @@ export interface SlackConnection {
     readonly enterpriseId?: string;
   };
 }
+
+/** How long one lookup made before a message is acknowledged may take: two in a row fit in Slack's 3 s. */
+export const intakeLookupTimeoutMs = 1_000;
 
 /** The Web API clients the app talks to Slack with, and who the bot is (`auth.test`). */
 export async function connectSlack(
@@ -45,9 +50,22 @@ export async function connectSlack(
     timeout: 20_000,
   });
   ops.watchSlackClient(deliveryClient);
+  // A message is acknowledged only once it is stored, and Slack waits three seconds for that ack. The
+  // names and thread history looked up before storing it must not sleep through a Retry-After or wait on
+  // a slow answer: this client fails at once on a 429 and gives up after a second, and the message is
+  // then taken with ids for names and without the earlier history.
+  const intakeClient = new WebClient(mode.botToken, {
+    slackApiUrl: mode.apiUrl,
+    logger: slackLogger,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: intakeLookupTimeoutMs,
+  });
+  ops.watchSlackClient(intakeClient);
   return {
     client,
     deliveryClient,
+    intakeClient,
     slackLogger,
     identity: {
       userId: identity.user_id,

@@ -44,6 +44,7 @@ describe('metrics', () => {
     expect(sample(before, 'holdfast_approval_decisions_total', '{outcome="allowed"}')).toBeUndefined();
 
     slack.api.failNext('users.info', { type: 'rate-limited', retryAfterSeconds: 0 });
+    slack.api.failNext('reactions.add', { type: 'rate-limited', retryAfterSeconds: 0 });
     slack.api.failNext('reactions.add', { type: 'error', error: 'channel_not_found' });
     const threadTs = await slack.mention('please restart the web tier');
     const card = await waitForCard(slack.api, threadTs);
@@ -67,9 +68,13 @@ describe('metrics', () => {
     expect(sample(after, 'holdfast_model_requests_total', '{outcome="ok"}')).toBe(2);
     expect(sample(after, 'holdfast_model_request_seconds_count', '{outcome="ok"}')).toBe(2);
     expect(sample(after, 'holdfast_outbox_pending')).toBe(0);
-    // users.info was rate limited once and retried; the first reaction was refused by Slack.
-    expect(sample(after, 'holdfast_slack_api_rate_limited_total')).toBe(1);
+    // users.info was rate limited before the mention was stored, and not retried: the ack does not wait.
+    // The first reaction was rate limited and retried, and then refused by Slack.
+    expect(sample(after, 'holdfast_slack_api_rate_limited_total')).toBe(2);
     expect(sample(after, 'holdfast_slack_api_retries_total')).toBe(1);
+    expect(
+      sample(after, 'holdfast_slack_api_errors_total', '{method="users.info",error="ratelimited"}'),
+    ).toBe(1);
     expect(
       sample(after, 'holdfast_slack_api_errors_total', '{method="reactions.add",error="channel_not_found"}'),
     ).toBe(1);

@@ -52,6 +52,37 @@ describe('what the model is told of the thread', () => {
     expect(userMessages(model.calls[1]?.messages ?? []).at(-1)).toBe('@alice: and is it fixed now?');
   });
 
+  it('a rate-limited lookup does not hold up the acknowledgement: the mention is taken, by id', async () => {
+    const model = new ScriptedChatModel([reply.text('On it.')]);
+    const slack = await startSlackHarness({ model });
+    const root = '1767210000.000001';
+    slack.api.addHumanMessage({ channel, ts: root, threadTs: root, user: people.bob, text: 'api is down' });
+    // Slack asks for half a minute before the next try; Slack's own three seconds for the ack run out first.
+    slack.api.failNext('conversations.replies', { type: 'rate-limited', retryAfterSeconds: 30 });
+    slack.api.failNext('users.info', { type: 'rate-limited', retryAfterSeconds: 30 }, 5);
+
+    await slack.mention('can you check?', { threadTs: root });
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text) === 'On it.');
+    await slack.settle();
+
+    // Answered without the context Slack would not give yet, and with the asker's id for a name.
+    expect(userMessages(model.calls[0]?.messages ?? [])).toEqual([`@${people.alice}: can you check?`]);
+    expect(slack.api.callsTo('conversations.replies')).toHaveLength(1);
+  });
+
+  it('a lookup Slack is slow to answer does not hold up the acknowledgement either', async () => {
+    const model = new ScriptedChatModel([reply.text('On it.')]);
+    const slack = await startSlackHarness({ model });
+    const held = slack.api.holdNext('users.info');
+
+    await slack.mention('can you check?');
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text) === 'On it.');
+    await slack.settle();
+    held.release();
+
+    expect(userMessages(model.calls[0]?.messages ?? [])).toEqual([`@${people.alice}: can you check?`]);
+  });
+
   it('a file attached to a mention is described to the model by name, type and size', async () => {
     const model = new ScriptedChatModel([reply.text('Got the log.')]);
     const slack = await startSlackHarness({ model });
