@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { listenFailure } from '../startup/check-port.js';
+import { serveBehindProxies } from '../startup/serve-behind-proxies.js';
 import type { ReadinessReport } from './readiness.js';
 
 export interface OpsEndpoints {
@@ -62,6 +63,7 @@ export async function startOpsServer(
     response.writeHead(request.method === 'GET' ? 404 : 405, { 'content-type': 'text/plain' });
     response.end();
   });
+  serveBehindProxies(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, () => {

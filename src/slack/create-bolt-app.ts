@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { SlackMode } from '../config.js';
 import { listenFailure } from '../startup/check-port.js';
 import { describeAppTokenFailure } from '../startup/check-slack.js';
+import { serveBehindProxies } from '../startup/serve-behind-proxies.js';
 import { StartupCheckError } from '../startup/startup-check.js';
 import { deferEventAcks } from './defer-event-acks.js';
 import { guardSocketMode } from './receiver/guard-socket-mode.js';
@@ -80,6 +81,7 @@ export async function startBoltApp(app: App, mode: ConnectedSlackMode): Promise<
   const server = (await app.start(mode.port).catch((error: unknown) => {
     throw listenFailure(error, { port: mode.port, purpose: 'Slack events' });
   })) as Server;
+  serveBehindProxies(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : mode.port;
   return `http://127.0.0.1:${port}/slack/events`;

@@ -1,3 +1,4 @@
+import { Agent, get as httpGet } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { BOT_SCOPES } from '../../../src/slack/bot-scopes.js';
@@ -18,6 +19,21 @@ import { runToEnd, takenPort } from '../startup/run-holdfast.js';
 function sample(text: string, name: string, labels = ''): number | undefined {
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}${labels} `));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** What the server says of idle connections, asked over a kept-alive one. */
+async function keepAliveHeader(url: string): Promise<string | undefined> {
+  const agent = new Agent({ keepAlive: true });
+  try {
+    return await new Promise((resolve, reject) => {
+      httpGet(url, { agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.headers['keep-alive']?.toString()));
+      }).on('error', reject);
+    });
+  } finally {
+    agent.destroy();
+  }
 }
 
 async function get(url: string): Promise<{ status: number; type: string | null; text: string }> {
@@ -100,6 +116,19 @@ describe('health and readiness', () => {
       checks: { database: { error: expect.stringMatching(/not open/) }, slack: 'ok' },
     });
     expect((await get(`${baseUrl(slack)}/health`)).status).toBe(200);
+  });
+
+  it('keeps idle connections open longer than a load balancer does, on the events server and the health listener', async () => {
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([]),
+      env: { HOLDFAST_HEALTH_PORT: '0' },
+    });
+    const opsUrl = slack.holdfast.opsUrl;
+    if (!opsUrl) throw new Error('no health listener');
+    // A proxy that reuses a connection the app has just closed for idleness answers its client 502.
+    for (const url of [`${baseUrl(slack)}/health`, `${opsUrl}/health`]) {
+      expect(await keepAliveHeader(url)).toBe('timeout=65');
+    }
   });
 
   it('caches readiness answers, so a probe every second is not a Slack call every second', async () => {
