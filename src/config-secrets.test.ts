@@ -49,6 +49,7 @@ describe('loadConfig with *_FILE variables', () => {
     ],
     ['OPENAI_API_KEY', openaiKey, (config: Config) => config.model.type === 'openai' && config.model.apiKey],
     ['HOLDFAST_SQL_URL', 'data/team.db', (config: Config) => config.sqlUrl],
+    ['HOLDFAST_METRICS_TOKEN', 'scrape-4f1c9a7e2b6d', (config: Config) => config.metricsToken],
   ])('reads %s from the file %s_FILE names, without its trailing newline', (name, value, read) => {
     const base: Record<string, string> =
       name === 'SLACK_APP_TOKEN'

@@ -14,6 +14,7 @@ export const FILE_VARIABLES = [
   'SLACK_SIGNING_SECRET',
   'OPENAI_API_KEY',
   'HOLDFAST_SQL_URL',
+  'HOLDFAST_METRICS_TOKEN',
 ] as const;
 
 /** How each configured secret is named where it is redacted. */
@@ -22,6 +23,7 @@ const SECRET_KINDS: Readonly<Record<string, string>> = {
   SLACK_APP_TOKEN: 'slack app token',
   SLACK_SIGNING_SECRET: 'slack signing secret',
   OPENAI_API_KEY: 'openai key',
+  HOLDFAST_METRICS_TOKEN: 'metrics token',
 };
 
 /**

@@ -73,6 +73,8 @@ export interface Config {
    * 3001 when unset; HTTP mode serves them on PORT as well; local mode only when it is set.
    */
   readonly healthPort?: number;
+  /** `HOLDFAST_METRICS_TOKEN`: when set, `/metrics` answers only a request bearing it. */
+  readonly metricsToken?: string;
   /**
    * The environment tools may pass on (filtered again by each tool's allow-list): without any secret
    * variable, any `*_FILE` path, or any value that holds a configured secret.
@@ -170,6 +172,9 @@ const envSchema = z.object({
       .pipe(z.number().int().min(0).max(65_535))
       .optional(),
   ),
+  HOLDFAST_METRICS_TOKEN: optionalText.pipe(
+    z.string().min(16, 'at least 16 characters: it guards /metrics on a port Slack can reach').optional(),
+  ),
   HOLDFAST_LOG_LEVEL: z
     .string()
     .optional()
@@ -253,6 +258,7 @@ export function loadConfig(
     logFormat: e.HOLDFAST_LOG_FORMAT,
     auditLog: e.HOLDFAST_AUDIT_LOG,
     healthPort: e.HOLDFAST_HEALTH_PORT ?? (slack.type === 'socket' ? defaultSocketHealthPort : undefined),
+    metricsToken: e.HOLDFAST_METRICS_TOKEN,
     secrets,
     toolEnv,
     toolEnvNames: checkToolEnvNames(e.HOLDFAST_TOOL_ENV, env, secrets),

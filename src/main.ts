@@ -78,6 +78,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     logger,
     now,
     auditLog: config.auditLog,
+    metricsToken: config.metricsToken,
   });
   const store = ops.store;
   const damage = opened.damage;

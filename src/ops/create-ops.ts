@@ -23,6 +23,8 @@ export interface OpsOptions {
   readonly now: () => number;
   /** Mirror audit rows to the log (HOLDFAST_AUDIT_LOG). */
   readonly auditLog?: boolean;
+  /** What a scrape of `/metrics` must bear (HOLDFAST_METRICS_TOKEN); open to anyone when unset. */
+  readonly metricsToken?: string;
 }
 
 /**
@@ -101,6 +103,7 @@ export function createOps(options: OpsOptions): Ops {
     },
     endpoints: (slack) => ({
       registry,
+      metricsToken: options.metricsToken,
       readiness: createReadiness({
         checks: [
           { name: 'database', check: () => store.waiting() },

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { listenFailure } from '../startup/check-port.js';
@@ -6,6 +7,8 @@ import type { ReadinessReport } from './readiness.js';
 
 export interface OpsEndpoints {
   readonly registry: Registry;
+  /** When set, `/metrics` answers only `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string;
   readonly readiness: () => Promise<ReadinessReport>;
 }
 
@@ -38,13 +41,32 @@ export function opsRoutes(
         const report = await endpoints.readiness();
         return { status: report.ready ? 200 : 503, type: 'application/json', body: JSON.stringify(report) };
       }),
-    '/metrics': (_request, response) =>
+    '/metrics': (request, response) => {
+      // In HTTP mode this is the port Slack reaches, so it is open to the internet: what tools run and
+      // how often is the operator's business.
+      if (endpoints.metricsToken !== undefined && !bears(request, endpoints.metricsToken)) {
+        response.writeHead(401, {
+          'content-type': 'text/plain',
+          'www-authenticate': 'Bearer realm="metrics"',
+        });
+        response.end('unauthorized\n');
+        return;
+      }
       answer(response, async () => ({
         status: 200,
         type: endpoints.registry.contentType,
         body: await endpoints.registry.metrics(),
-      })),
+      }));
+    },
   };
+}
+
+/** Whether the request bears the token, compared in constant time (digests, so lengths match). */
+function bears(request: IncomingMessage, token: string): boolean {
+  const header = request.headers.authorization ?? '';
+  const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(token));
 }
 
 /**

@@ -131,6 +131,32 @@ describe('health and readiness', () => {
     }
   });
 
+  it('answers /metrics only to a scrape bearing HOLDFAST_METRICS_TOKEN, on both listeners, and never logs it', async () => {
+    const token = 'scrape-4f1c9a7e2b6d0a';
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([]),
+      env: { HOLDFAST_HEALTH_PORT: '0', HOLDFAST_METRICS_TOKEN: token },
+    });
+    const opsUrl = slack.holdfast.opsUrl;
+    if (!opsUrl) throw new Error('no health listener');
+    for (const url of [`${baseUrl(slack)}/metrics`, `${opsUrl}/metrics`]) {
+      const scrape = (authorization?: string) =>
+        fetch(url, authorization ? { headers: { authorization } } : {}).then(async (response) => ({
+          status: response.status,
+          text: await response.text(),
+        }));
+      for (const refused of [undefined, `Bearer ${token}x`, `Bearer ${token.slice(1)}`, token]) {
+        expect(await scrape(refused)).toEqual({ status: 401, text: 'unauthorized\n' });
+      }
+      const allowed = await scrape(`Bearer ${token}`);
+      expect(allowed.status).toBe(200);
+      expect(allowed.text).toContain('holdfast_approvals_pending');
+    }
+    // Health and readiness stay open: probes carry no credentials.
+    expect((await get(`${baseUrl(slack)}/health`)).status).toBe(200);
+    expect(JSON.stringify(slack.log.entries)).not.toContain(token);
+  });
+
   it('caches readiness answers, so a probe every second is not a Slack call every second', async () => {
     const clock = createTestClock(Date.now());
     const slack = await startSlackHarness({ model: new ScriptedChatModel([]), now: clock.now });
