@@ -160,6 +160,11 @@ export async function startLoadSlackApi(options: LoadSlackApiOptions): Promise<L
           user: { id, name, real_name: name, profile: { display_name: name, real_name: name } },
         };
       }
+      case 'chat.getPermalink':
+        return {
+          ok: true,
+          permalink: `https://load.slack.com/archives/${channel}/p${String(params.message_ts)}`,
+        };
       case 'conversations.open': {
         const users = typeof params.users === 'string' ? params.users : '';
         return { ok: true, channel: { id: `D${users}` } };

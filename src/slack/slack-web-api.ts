@@ -75,6 +75,17 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
   });
   const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
+  // A message's link never changes, and every copy of a request and each rewrite of it links the same
+  // thread: Slack is asked once per message (chat.getPermalink is rate-limited too).
+  const permalinks = new LRUCache<string, string, { channel: string; ts: string }>({
+    max: 5_000,
+    fetchMethod: async (_key, _stale, { context }) => {
+      const result = await call('chat.getPermalink', () =>
+        client.chat.getPermalink({ channel: context.channel, message_ts: context.ts }),
+      );
+      return permalinkResponse.parse(result).permalink;
+    },
+  });
   // The DM between the bot and a person is fixed for good, and conversations.open is rate-limited
   // (Tier 3): every copy after the first goes to the channel already opened. Concurrent opens for one
   // person share one call; a failure is not remembered.
@@ -224,10 +235,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     ...createSlackStreams({ client, call, redact, blocks }),
     async permalink(channel, ts) {
       try {
-        const result = await call('chat.getPermalink', () =>
-          client.chat.getPermalink({ channel, message_ts: ts }),
-        );
-        return permalinkResponse.parse(result).permalink;
+        return await permalinks.fetch(`${channel} ${ts}`, { context: { channel, ts } });
       } catch (error) {
         logger.debug({ err: error }, 'chat.getPermalink failed');
         return undefined;

@@ -201,6 +201,8 @@ describe('reaching approvers where they are', () => {
       expect(approvalActionBlocks(message?.blocks)).toEqual([]);
     }
     expect(slack.api.callsTo('chat.update')).toHaveLength(3);
+    // Every copy links the same thread, and a message's link never changes: Slack is asked once.
+    expect(slack.api.callsTo('chat.getPermalink')).toHaveLength(1);
 
     await slack.click('allow', { ...carols, threadTs: undefined }, { user: people.carol });
     const told = await slack.api.waitFor(
