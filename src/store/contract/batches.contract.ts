@@ -168,6 +168,19 @@ export function describeBatchesContract(open: StoreContractFactory): void {
       });
       expect(conversationId(key)).toBe('T0HOLDFAST:C0OPS:1700.1');
     });
+
+    it('admits no more of one person’s turns than the limit when they arrive at once in many threads', async () => {
+      const { store } = await open();
+      const limits = { perThread: 10, perUser: 3 };
+      // Each in its own thread, so no thread lock orders them: only the person's count can.
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_unused, n) =>
+          store.turns.enqueue(newTurn(thread(`2000.${n + 1}`), `burst-${n}`), undefined, limits),
+        ),
+      );
+      expect(results.filter((result) => result.type === 'enqueued')).toHaveLength(3);
+      expect(results.filter((result) => result.type === 'refused')).toHaveLength(9);
+    });
   });
 
   describe('outbox.claim during a backoff', () => {

@@ -55,6 +55,11 @@ export interface Tx {
    * statement (each statement reads its own snapshot, taken after the lock is held).
    */
   lockConversation(conversationId: string): void;
+  /**
+   * Orders the admission of one person's turns across threads and replicas, taken after the thread's
+   * lock: nothing else takes it, so it cannot close a cycle of waits.
+   */
+  lockPerson(userId: string): void;
   /** The same lock if nobody holds it; false at once otherwise (a sweep skips a thread in use). */
   tryLockConversation(conversationId: string): Promise<boolean>;
   /** Tells listening replicas once the transaction commits (and only if it does). */
@@ -162,6 +167,9 @@ function txOn(
     },
     lockConversation(conversationId) {
       batch.later(lockSql, [conversationId]);
+    },
+    lockPerson(userId) {
+      batch.later(lockSql, [`person:${userId}`]);
     },
     async tryLockConversation(conversationId) {
       const result = await batch.answer(

@@ -91,6 +91,9 @@ export function createPgTurns(context: PgContext): TurnStore {
     transaction(context, async (tx): Promise<EnqueueResult> => {
       const id = conversationId(turn);
       tx.lockConversation(id);
+      // Two of one person's messages in different threads hold different thread locks: without this, both
+      // would count the same unfinished work under READ COMMITTED and both be admitted past the limit.
+      if (limits) tx.lockPerson(turn.requestedBy);
       // Under the lock, one read: is this message a turn already, and what is unfinished (counted up to
       // the limits only, so a backlog costs no more than the limit to check; nothing without limits).
       const facts = await tx.one<{ duplicate: boolean; in_thread: number; by_user: number }>(
