@@ -50,6 +50,7 @@ export async function describeMessages(
     if (message.user && message.user !== deps.botUserId && !message.botId) ids.add(message.user);
     for (const match of message.text.matchAll(/<@([UW][A-Z0-9]+)/g)) ids.add(match[1] as string);
   }
+  ids.delete(deps.botUserId);
   const names = new Map(
     await Promise.all([...ids].map(async (id) => [id, await deps.slack.userName(id)] as const)),
   );
