@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ThreadMessage } from './slack-port.js';
-import { type ContextDeps, describeMessages } from './thread-context.js';
+import { type ContextDeps, contextUnavailableNote, describeMessages } from './thread-context.js';
 
 /** A top-level direct message that only says this starts a new conversation: nothing before it is read. */
 const freshStart = /^\s*(?:new|reset|start over|new conversation)\s*[.!]?\s*$/i;
@@ -18,7 +18,7 @@ export const directContextHeading =
 /**
  * A top-level DM carries the conversation on: the model is given the person's last few top-level
  * messages since they last said "new" (or "reset"), each with holdfast's answer from its thread.
- * Undefined when there is nothing before it (or Slack would not say).
+ * Undefined when there is nothing before it; a note saying so when Slack would not say.
  */
 export async function readDirectContext(
   deps: ContextDeps & { readonly logger: Logger },
@@ -33,15 +33,20 @@ export async function readDirectContext(
     const people = recent.filter((message) => message.user !== undefined && !message.botId);
     const lastReset = people.findLastIndex((message) => isFreshStart(message.text));
     const asked = people.slice(lastReset + 1).slice(-directContextLimits.exchanges);
-    const exchanges: ThreadMessage[] = [];
-    for (const message of asked) {
-      const thread = await deps.slack.threadMessages({
-        channel: where.channel,
-        threadTs: message.ts,
-        limit: directContextLimits.messagesPerExchange,
-      });
-      exchanges.push(...(thread.some((reply) => reply.ts === message.ts) ? thread : [message, ...thread]));
-    }
+    // Side by side: these reads happen before the message is acknowledged.
+    const threads = await Promise.all(
+      asked.map((message) =>
+        deps.slack.threadMessages({
+          channel: where.channel,
+          threadTs: message.ts,
+          limit: directContextLimits.messagesPerExchange,
+        }),
+      ),
+    );
+    const exchanges: ThreadMessage[] = asked.flatMap((message, index) => {
+      const thread = threads[index] ?? [];
+      return thread.some((reply) => reply.ts === message.ts) ? thread : [message, ...thread];
+    });
     const lines = await describeMessages(deps, exchanges);
     return lines.length === 0 ? undefined : `${directContextHeading}\n${lines.join('\n')}`;
   } catch (error) {
@@ -49,6 +54,6 @@ export async function readDirectContext(
       { err: error, channel: where.channel },
       'could not read the conversation; answering without it',
     );
-    return undefined;
+    return contextUnavailableNote;
   }
 }

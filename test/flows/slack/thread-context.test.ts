@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/agent/chat-model.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { contextUnavailableNote } from '../../../src/slack/thread-context.js';
 import { channel, people, startSlackHarness } from './slack-harness.js';
 
 const userMessages = (messages: readonly ChatMessage[]) =>
@@ -65,8 +66,10 @@ describe('what the model is told of the thread', () => {
     await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text) === 'On it.');
     await slack.settle();
 
-    // Answered without the context Slack would not give yet, and with the asker's id for a name.
-    expect(userMessages(model.calls[0]?.messages ?? [])).toEqual([`@${people.alice}: can you check?`]);
+    // Answered without the context Slack would not give yet, told so, and with the asker's id for a name.
+    expect(userMessages(model.calls[0]?.messages ?? [])).toEqual([
+      `${contextUnavailableNote}\n\n@${people.alice}: can you check?`,
+    ]);
     expect(slack.api.callsTo('conversations.replies')).toHaveLength(1);
   });
 
@@ -81,6 +84,20 @@ describe('what the model is told of the thread', () => {
     held.release();
 
     expect(userMessages(model.calls[0]?.messages ?? [])).toEqual([`@${people.alice}: can you check?`]);
+  });
+
+  it('a DM whose history Slack will not give yet is answered without it, and the model is told', async () => {
+    const model = new ScriptedChatModel([reply.text('On it.')]);
+    const slack = await startSlackHarness({ model });
+    slack.api.failNext('conversations.history', { type: 'rate-limited', retryAfterSeconds: 30 });
+
+    await slack.direct('is the api down?', { channel: 'D0ALICE' });
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text) === 'On it.');
+    await slack.settle();
+
+    expect(userMessages(model.calls[0]?.messages ?? [])).toEqual([
+      `${contextUnavailableNote}\n\n@alice: is the api down?`,
+    ]);
   });
 
   it('a file attached to a mention is described to the model by name, type and size', async () => {
