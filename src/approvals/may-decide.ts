@@ -4,7 +4,8 @@ import type { DecisionAction } from './decision-request.js';
 import { approversFor } from './policy-lookup.js';
 import type { RefusalReason } from './refusal-reason.js';
 
-async function authorize(
+/** Why this user may not take `action` on the request, or undefined when they may; the click re-checks. */
+export async function refusalFor(
   deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
   approval: Approval,
   userId: string,
@@ -24,21 +25,11 @@ async function authorize(
   return 'not-approver';
 }
 
-/** Why this user may not take `action` on the request, or undefined when they may; the click re-checks. */
-export function refusalFor(
-  deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
-  approval: Approval,
-  userId: string,
-  action: DecisionAction,
-): Promise<RefusalReason | undefined> {
-  return authorize(deps, approval, userId, action);
-}
-
 /** Whether this user could decide this approval now (for inboxes); the click path re-checks. */
 export async function mayDecide(
   deps: Pick<DecideApprovalDeps, 'policy' | 'directory'>,
   approval: Approval,
   userId: string,
 ): Promise<boolean> {
-  return (await authorize(deps, approval, userId, 'allow')) === undefined;
+  return (await refusalFor(deps, approval, userId, 'allow')) === undefined;
 }

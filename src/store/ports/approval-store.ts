@@ -4,18 +4,22 @@ import type { NewGrant } from './grant-store.js';
 import type { ToolCallRef } from './transcript-store.js';
 import type { ClaimedTurn, Fence, Lease } from './turn-claim.js';
 
-export interface NewApproval extends ToolCallRef {
-  readonly requestId: string;
-  readonly toolName: string;
-  readonly permissionType: string;
-  readonly summary: string;
-  readonly arguments: unknown;
-  readonly argsHash: string;
-  readonly reason: string | null;
-  readonly requestedBy: string;
-  readonly requiredApprovals: number;
-  readonly expiresAt: number;
-}
+/** What is known of a request when it is made: the call it is for, and the fields of `Approval` set then. */
+export interface NewApproval
+  extends ToolCallRef,
+    Pick<
+      Approval,
+      | 'requestId'
+      | 'toolName'
+      | 'permissionType'
+      | 'summary'
+      | 'arguments'
+      | 'argsHash'
+      | 'reason'
+      | 'requestedBy'
+      | 'requiredApprovals'
+      | 'expiresAt'
+    > {}
 
 export type CreateApprovalResult =
   | { readonly type: 'created'; readonly approval: Approval }

@@ -17,6 +17,46 @@ export function stopButtonOf(call: SlackApiCall): { value: string } | undefined 
   return undefined;
 }
 
+/**
+ * A `block_actions` payload for a Stop button, the way Slack sends it; `where` is what differs between a
+ * message's button and an ephemeral reply's (its container, message and response URL).
+ */
+function stopClick(
+  slack: SlackHarness,
+  turnId: string,
+  user: string,
+  where: {
+    readonly container: Record<string, unknown>;
+    readonly message?: Record<string, unknown>;
+    readonly responseUrl: string;
+    readonly blockId: string;
+  },
+) {
+  return {
+    payload: {
+      type: 'block_actions',
+      team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
+      user: { id: user, username: user.toLowerCase(), team_id: slack.api.identity.teamId },
+      api_app_id: 'A0HOLDFAST',
+      token: 'legacy-verification-token',
+      trigger_id: '1.1.stop',
+      container: where.container,
+      channel: { id: channel, name: 'ops' },
+      ...(where.message ? { message: where.message } : {}),
+      response_url: where.responseUrl,
+      actions: [
+        {
+          type: 'button',
+          action_id: 'holdfast.turn.stop',
+          block_id: where.blockId,
+          value: turnId,
+          action_ts: '1.2',
+        },
+      ],
+    },
+  };
+}
+
 /** A signed click on the Stop button, the way Slack sends it. */
 export function clickStop(
   slack: SlackHarness,
@@ -26,29 +66,14 @@ export function clickStop(
   threadTs: string,
   post: SlackHarness['post'] = slack.post,
 ) {
-  return post({
-    payload: {
-      type: 'block_actions',
-      team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
-      user: { id: user, username: user.toLowerCase(), team_id: slack.api.identity.teamId },
-      api_app_id: 'A0HOLDFAST',
-      token: 'legacy-verification-token',
-      trigger_id: '1.1.stop',
+  return post(
+    stopClick(slack, turnId, user, {
       container: { type: 'message', message_ts: streamTs, channel_id: channel, thread_ts: threadTs },
-      channel: { id: channel, name: 'ops' },
       message: { type: 'message', ts: streamTs, thread_ts: threadTs, text: '' },
-      response_url: slack.api.responseUrl(`stop-${user}`),
-      actions: [
-        {
-          type: 'button',
-          action_id: 'holdfast.turn.stop',
-          block_id: 'holdfast.turn',
-          value: turnId,
-          action_ts: '1.2',
-        },
-      ],
-    },
-  });
+      responseUrl: slack.api.responseUrl(`stop-${user}`),
+      blockId: 'holdfast.turn',
+    }),
+  );
 }
 
 /** The Stop buttons of an ephemeral reply, by the turn they stop. */
@@ -62,31 +87,16 @@ export function stopButtonsIn(body: Record<string, unknown>): string[] {
 
 /** A Stop click from the ephemeral `/approvals` reply: Slack sends no message with it. */
 export function clickStopInReply(slack: SlackHarness, turnId: string, user: string) {
-  return slack.post({
-    payload: {
-      type: 'block_actions',
-      team: { id: slack.api.identity.teamId, domain: 'holdfast-test' },
-      user: { id: user, username: user.toLowerCase(), team_id: slack.api.identity.teamId },
-      api_app_id: 'A0HOLDFAST',
-      token: 'legacy-verification-token',
-      trigger_id: '1.1.stop',
+  return slack.post(
+    stopClick(slack, turnId, user, {
       container: {
         type: 'message',
         message_ts: '1700000000.000900',
         channel_id: channel,
         is_ephemeral: true,
       },
-      channel: { id: channel, name: 'ops' },
-      response_url: slack.api.responseUrl(`inbox-stop-${user}`),
-      actions: [
-        {
-          type: 'button',
-          action_id: 'holdfast.turn.stop',
-          block_id: 'stop',
-          value: turnId,
-          action_ts: '1.2',
-        },
-      ],
-    },
-  });
+      responseUrl: slack.api.responseUrl(`inbox-stop-${user}`),
+      blockId: 'stop',
+    }),
+  );
 }
