@@ -105,7 +105,9 @@ function findSpans(text: string, exact: ExactValues | undefined): Span[] {
       spans.push({ start: match.index, end: match.index + match[0].length, rank: 0, kind });
     }
   }
+  const lower = text.toLowerCase();
   SECRET_PATTERNS.forEach((rule, index) => {
+    if (!rule.keywords.some((keyword) => lower.includes(keyword))) return;
     for (const match of matches(rule, text)) spans.push({ ...match, rank: index + 1, kind: rule.kind });
   });
   return spans;
