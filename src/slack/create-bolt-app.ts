@@ -24,6 +24,8 @@ export interface BoltAppOptions {
 /**
  * The Bolt app for either transport. Both receivers are guarded (malformed payloads answered, never
  * thrown) and acknowledge an event only once it is saved, so Slack redelivers what a full disk lost.
+ * Bolt's conversation store is off: the database holds every conversation, and the in-memory store
+ * would only add a lookup (and a thrown "not found") to every event.
  */
 export function createBoltApp({ mode, logger, boltLogger, now, routes = healthOnly }: BoltAppOptions): App {
   const clientOptions = mode.apiUrl ? { slackApiUrl: mode.apiUrl } : undefined;
@@ -34,6 +36,7 @@ export function createBoltApp({ mode, logger, boltLogger, now, routes = healthOn
       socketMode: true,
       logger: boltLogger,
       clientOptions,
+      convoStore: false,
       receiver: deferEventAcks(
         guardSocketMode(
           new SocketModeReceiver({
@@ -50,6 +53,7 @@ export function createBoltApp({ mode, logger, boltLogger, now, routes = healthOn
     token: mode.botToken,
     logger: boltLogger,
     clientOptions,
+    convoStore: false,
     receiver: deferEventAcks(
       new GuardedHttpReceiver({
         signingSecret: mode.signingSecret,

@@ -214,9 +214,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
   async function endingOf(turn: Turn): Promise<TurnEnding> {
     const approvals = await store.approvals.forTurn(turn.id);
-    const results = (await store.transcript.messages(turn.conversationId)).flatMap((stored) =>
-      stored.turnId === turn.id && stored.message.role === 'tool' ? [stored.message.content] : [],
-    );
+    const results = await store.transcript.toolResults(turn.id);
     return completedEnding({
       decisions: approvals.map((approval) => approval.decision),
       interruptedCalls: results.filter((content) => content === interruptedResult).length,

@@ -74,6 +74,21 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
       expect(await store.transcript.finalAnswer('turn-1')).toBe('first');
       expect(await store.transcript.messages('T:C:none')).toEqual([]);
     });
+
+    it('reads a turn’s tool results in its conversation’s transcript, in order, and no other turn’s', async () => {
+      const { store, fence, id, ref } = await setup();
+      const second = { ...call, id: 'call_2' };
+      await store.transcript.append(fence, id, {
+        role: 'assistant',
+        content: null,
+        toolCalls: [call, second],
+      });
+      await store.transcript.recordToolResult(fence, ref('call_2'), 'second');
+      await store.transcript.recordToolResult(fence, ref('call_1'), 'first');
+      await store.transcript.recordToolResult(fence, ref('call_1', `${id}>call_9`), 'nested');
+      expect(await store.transcript.toolResults('turn-1')).toEqual(['second', 'first']);
+      expect(await store.transcript.toolResults('turn-2')).toEqual([]);
+    });
   });
 
   describe('tool execution ledger', () => {

@@ -29,6 +29,11 @@ export interface TranscriptStore {
   recordToolResult(fence: Fence, call: ToolCallRef, content: string): Promise<boolean>;
   /** Answer of the turn: its last assistant message without tool calls. */
   finalAnswer(turnId: string): Promise<string | undefined>;
+  /**
+   * The results of the turn's calls in its conversation's transcript, in order: how the turn ended reads
+   * them, at a cost that follows the turn and not the thread.
+   */
+  toolResults(turnId: string): Promise<string[]>;
   /** What a turn has spent so far, in every transcript it wrote to: model replies and tool results. */
   turnUsage(turnId: string): Promise<{ modelCalls: number; toolCalls: number }>;
 }

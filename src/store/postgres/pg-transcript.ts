@@ -111,6 +111,15 @@ export function createPgTranscript(context: PgContext): TranscriptStore {
       );
       return row?.content ?? undefined;
     },
+    async toolResults(turnId) {
+      const rows = await read<{ content: string | null }>(
+        context,
+        `SELECT content FROM messages WHERE turn_id = $1 AND transcript_id = conversation_id AND role = 'tool'
+         ORDER BY seq`,
+        [turnId],
+      );
+      return rows.map((row) => row.content ?? '');
+    },
     async turnUsage(turnId) {
       const rows = await read<{ role: string; n: number }>(
         context,
