@@ -10,7 +10,9 @@ export type TurnProgress =
   | { readonly type: 'tool-planned'; readonly call: ProgressCall }
   | { readonly type: 'tool-started'; readonly call: ProgressCall }
   | { readonly type: 'tool-finished'; readonly call: ProgressCall; readonly outcome: 'done' | 'failed' }
-  | { readonly type: 'awaiting-approval'; readonly calls: readonly ProgressCall[] };
+  | { readonly type: 'awaiting-approval'; readonly calls: readonly ProgressCall[] }
+  /** The model gave its answer: it is committed next, and only then posted. */
+  | { readonly type: 'answered' };
 
 export interface ProgressCall {
   readonly id: string;

@@ -157,6 +157,7 @@ export class TurnRunner {
       return true;
     };
     try {
+      const progress = this.#progressOf(turn, log);
       const result = await runAgentLoop(
         {
           conversationId: conversation.id,
@@ -173,8 +174,8 @@ export class TurnRunner {
           budget,
           contextTokens: this.#options.contextTokens ?? defaultContextTokens,
           takeStartedCall,
+          progress,
           // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
-          progress: this.#progressOf(turn, log),
           suspend: (batch) =>
             store.turns.suspend(fence, kv.snapshot(), this.#effects([]), { ...batch, outboxFor: cardsFor }),
           signal,
@@ -187,6 +188,7 @@ export class TurnRunner {
           heartbeat: () => lease.assertHeld(),
         },
       );
+      progress?.({ type: 'answered' });
       await store.turns.complete(
         fence,
         { answer: result.content, kv: kv.snapshot() },

@@ -111,6 +111,9 @@ export class LiveTurnMessage {
       case 'awaiting-approval':
         for (const call of event.calls) this.#task(call.id, call.name, 'pending', 'waiting for approval');
         break;
+      case 'answered':
+        // The answer replaces this message when it is posted: nothing changes before then.
+        return;
     }
     this.#schedule();
   }

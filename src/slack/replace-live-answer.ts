@@ -50,6 +50,11 @@ export function createReplaceLiveAnswer(deps: ReplaceLiveAnswerDeps) {
       return undefined;
     }
     await store.liveMessages.forget(turnId);
+    // A rewrite is not a reply: Slack leaves the thread's status line up, so it is cleared here (see
+    // answerClearsStatus in slack-turn-observer.ts).
+    const conversation = await store.conversations.get(entry.conversationId);
+    if (conversation)
+      await slack.setAssistantStatus({ channel: live.channel, threadTs: conversation.threadTs, status: '' });
     return { channel: live.channel, ts: live.ts };
   };
 }

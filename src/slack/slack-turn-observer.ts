@@ -93,11 +93,8 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     });
   };
 
-  /** Turns running here, whether their working status is showing yet, and what keeps their line up. */
-  const running = new Map<
-    string,
-    { timer: NodeJS.Timeout | undefined; shown: boolean; refresh: NodeJS.Timeout | undefined }
-  >();
+  /** Turns running here: whether their hourglass shows yet, and what keeps their status line up. */
+  const running = new Map<string, RunningTurn>();
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
@@ -106,12 +103,31 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       deps.live?.starting(turn);
       clearTimeout(running.get(turn.id)?.timer);
       clearInterval(running.get(turn.id)?.refresh);
-      const state: {
-        timer: NodeJS.Timeout | undefined;
-        shown: boolean;
-        refresh: NodeJS.Timeout | undefined;
-      } = { timer: undefined, shown: false, refresh: undefined };
+      const state: RunningTurn = {
+        timer: undefined,
+        shown: false,
+        refresh: undefined,
+        statusSends: 0,
+        statusUnsent: 0,
+        answered: undefined,
+      };
       running.set(turn.id, state);
+      /** Queues the working status line; `stillWorking` says whether it is still true when its turn comes. */
+      const sendWorking = (stillWorking: () => Promise<boolean>) => {
+        state.statusSends += 1;
+        state.statusUnsent += 1;
+        void later(turn.conversationId, async () => {
+          try {
+            if (await stillWorking())
+              await assistantStatus(
+                await conversationOf(turn.conversationId),
+                assistantStatusText('working'),
+              );
+          } finally {
+            state.statusUnsent -= 1;
+          }
+        });
+      };
       const showWorking = () => {
         state.timer = undefined;
         if (deps.busy?.()) {
@@ -125,21 +141,17 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         });
       };
       // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
-      void later(turn.conversationId, async () => {
-        await assistantStatus(await conversationOf(turn.conversationId), assistantStatusText('working'));
-      });
+      sendWorking(async () => true);
       if (workingAfterMs <= 0) showWorking();
       else state.timer = setTimeout(showWorking, workingAfterMs);
       state.timer?.unref();
       state.refresh = setInterval(() => {
-        void later(turn.conversationId, async () => {
+        sendWorking(async () => {
           // Only while it works: a turn another process took, or that ended unseen here, lets it lapse.
           const now = await store.turns.get(turn.id);
-          if (running.get(turn.id) !== state || now?.status !== 'running') {
-            clearInterval(state.refresh);
-            return;
-          }
-          await assistantStatus(await conversationOf(turn.conversationId), assistantStatusText('working'));
+          if (running.get(turn.id) === state && now?.status === 'running') return true;
+          clearInterval(state.refresh);
+          return false;
         });
       }, statusRefreshMs);
       state.refresh.unref();
@@ -152,6 +164,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
     turnProgress: (turn, event) => {
       deps.live?.progress(turn, event);
+      const state = running.get(turn.id);
+      if (event.type === 'answered' && state)
+        state.answered = { statusSends: state.statusSends, statusUnsent: state.statusUnsent };
     },
 
     turnSettled: (outcome: TurnOutcome) => {
@@ -161,7 +176,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       running.delete(outcome.turn.id);
       clearTimeout(state?.timer);
       clearInterval(state?.refresh);
-      return later(outcome.turn.conversationId, () => settled(outcome, state?.shown ?? false));
+      return later(outcome.turn.conversationId, () =>
+        settled(outcome, state?.shown ?? false, state !== undefined && answerClearsStatus(state)),
+      );
     },
 
     deliveryFailed: (entry) => later(entry.conversationId, () => deliveryFailed(entry)),
@@ -181,11 +198,11 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     else if (outcome.type !== 'completed') void live.close(turnId);
   }
 
-  async function settled(outcome: TurnOutcome, workingShown: boolean): Promise<void> {
+  async function settled(outcome: TurnOutcome, workingShown: boolean, answerClears: boolean): Promise<void> {
     const working = workingShown ? [statusReactions.working] : [];
     switch (outcome.type) {
       case 'completed':
-        return ended(outcome.turn, await endingOf(outcome.turn), working);
+        return ended(outcome.turn, await endingOf(outcome.turn), working, answerClears);
       case 'awaiting-approval': {
         const conversation = await conversationOf(outcome.turn.conversationId);
         await react(conversation, outcome.turn, statusReactions.awaiting, working);
@@ -205,10 +222,15 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     }
   }
 
-  async function ended(turn: Turn, ending: TurnEnding, remove: string[]): Promise<void> {
+  async function ended(
+    turn: Turn,
+    ending: TurnEnding,
+    remove: string[],
+    answerClears = false,
+  ): Promise<void> {
     const conversation = await conversationOf(turn.conversationId);
     await react(conversation, turn, statusReactions[ending], remove);
-    await assistantStatus(conversation, assistantStatusText(ending));
+    if (!answerClears) await assistantStatus(conversation, assistantStatusText(ending));
   }
 
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
@@ -229,5 +251,30 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     if (!turn) return;
     const conversation = await conversationOf(turn.conversationId);
     await react(conversation, turn, statusReactions.failed, [statusReactions[await endingOf(turn)]]);
+    // The reply that was to clear the status line never came.
+    await assistantStatus(conversation, assistantStatusText('failed'));
   }
+}
+
+interface RunningTurn {
+  timer: NodeJS.Timeout | undefined;
+  shown: boolean;
+  refresh: NodeJS.Timeout | undefined;
+  /** Working status lines queued for the turn so far, and how many of them Slack has not answered yet. */
+  statusSends: number;
+  statusUnsent: number;
+  /** The same two counts when the model gave its answer, which is committed and only then posted. */
+  answered: { readonly statusSends: number; readonly statusUnsent: number } | undefined;
+}
+
+/**
+ * Slack clears the status line itself when the app replies in the thread, so the answer's post is the
+ * clear, one call fewer per turn. That holds only if every working line had landed before the answer
+ * could be posted: one still on its way, or sent after the answer, would show again with nothing to
+ * clear it for two minutes. An answer that rewrites a live message posts nothing new; the delivery
+ * clears the line then (see replace-live-answer.ts).
+ */
+function answerClearsStatus(state: RunningTurn): boolean {
+  const { answered } = state;
+  return answered !== undefined && answered.statusUnsent === 0 && answered.statusSends === state.statusSends;
 }

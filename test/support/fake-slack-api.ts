@@ -37,6 +37,8 @@ export interface FakeSlackApi {
   /** Messages posted (and later updated) in a thread, oldest first; `ts` is the thread's root. */
   thread(channel: string, threadTs: string): FakeMessage[];
   message(channel: string, ts: string): FakeMessage | undefined;
+  /** The thread's assistant status line as people see it now; '' when none shows. */
+  assistantStatus(channel: string, threadTs: string): string;
   /** A URL to put in a payload's `response_url`. */
   responseUrl(name?: string): string;
   /** The next `times` calls of `method` fail as described, then the method works again. */
@@ -295,6 +297,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
         .filter((message) => message.channel === channel && message.threadTs === threadTs)
         .sort((a, b) => a.ts.localeCompare(b.ts)),
     message: (channel, ts) => workspace.message(channel, ts),
+    assistantStatus: (channel, threadTs) => workspace.assistantStatus(channel, threadTs),
     responseUrl: (name = 'click') => `${origin}/respond/${name}`,
     failNext(method, failure, times = 1) {
       const queue = failures.get(method) ?? [];

@@ -48,6 +48,8 @@ export interface FakeWorkspace {
   /** Every message, in the order Slack took them. */
   messages(): FakeMessage[];
   message(channel: string, ts: string): FakeMessage | undefined;
+  /** The thread's assistant status line as people see it now; '' when none shows. */
+  assistantStatus(channel: string, threadTs: string): string;
   setUser(userId: string, profile: { name: string; realName?: string; displayName?: string }): void;
   setGroupMembers(groupId: string, members: readonly string[]): void;
   setChannel(channelId: string, info: FakeChannel): void;
@@ -72,6 +74,7 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
   const users = new Map<string, { name: string; realName?: string; displayName?: string }>();
   const groups = new Map<string, readonly string[]>();
   const channels = new Map<string, FakeChannel>();
+  const statuses = new Map<string, string>();
   let socketModeUrl: string | undefined;
   let tsCounter = 0;
 
@@ -114,6 +117,8 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
           updates: 0,
         };
         messages.set(key(target, ts), message);
+        // As Slack documents for assistant.threads.setStatus: the app's reply clears the status line.
+        if (message.threadTs) statuses.delete(key(target, message.threadTs));
         return { ok: true, channel: target, ts, message: wireMessage(message, identity, false) };
       }
       case 'chat.update': {
@@ -152,6 +157,7 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
           params.chunks,
         );
         messages.set(key(channel, ts), started);
+        statuses.delete(key(channel, threadTs));
         return { ok: true, channel, ts };
       }
       case 'chat.appendStream':
@@ -211,7 +217,9 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
       }
       case 'reactions.add':
       case 'reactions.remove':
+        return { ok: true };
       case 'assistant.threads.setStatus':
+        statuses.set(key(channel, text('thread_ts') ?? ''), text('status') ?? '');
         return { ok: true };
       case 'users.info': {
         const id = text('user') ?? '';
@@ -288,6 +296,7 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
     answer,
     messages: () => [...messages.values()],
     message: (channel, ts) => messages.get(key(channel, ts)),
+    assistantStatus: (channel, threadTs) => statuses.get(key(channel, threadTs)) ?? '',
     setUser: (userId, profile) => users.set(userId, profile),
     setGroupMembers: (groupId, members) => groups.set(groupId, [...members]),
     setChannel: (channelId, info) => channels.set(channelId, info),

@@ -1,9 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { defineTool } from '../../../src/tools/define-tool.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { createTestClock } from '../../support/test-clock.js';
 import {
@@ -111,90 +108,5 @@ describe('the status on the message that asked', () => {
     await slack.settle();
 
     expect(reactionsOn(slack, threadTs).added).toEqual(['x']);
-  });
-
-  it('sets the assistant status line while waiting in a direct message, and clears it at the end', async () => {
-    const { tool } = countingShellTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
-      reply.text('Answered.'),
-    ]);
-    const slack = await startSlackHarness({ model, tools: [tool] });
-    slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
-
-    const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
-    const card = await waitForCard(slack.api, ts);
-    await slack.settle();
-    const statuses = () =>
-      slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params.status);
-    expect(statuses().at(-1)).toBe('is waiting for an approval…');
-
-    await slack.click('allow', card);
-    await answered(slack);
-
-    expect(statuses().at(-1)).toBe('');
-  });
-});
-
-describe('the assistant status line in channels', () => {
-  it('shows in a channel thread, is sent again while a long tool runs, and is cleared at the end', async () => {
-    let slackApi: SlackHarness['api'] | undefined;
-    const longJob = defineTool({
-      name: 'long_job',
-      description: 'Runs for a while.',
-      parameters: z.object({}),
-      permission: () => ({ type: 'allow', reason: 'test' }),
-      // Runs until the status line has been sent again, as Slack drops it after two quiet minutes.
-      execute: async () => {
-        const api = slackApi as SlackHarness['api'];
-        await api.waitFor(
-          'assistant.threads.setStatus',
-          () => api.succeeded('assistant.threads.setStatus').length >= 3,
-        );
-        return 'done';
-      },
-    });
-    const model = new ScriptedChatModel([reply.toolCalls(['long_job', {}]), reply.text('Answered.')]);
-    const slack = await startSlackHarness({ model, tools: [longJob as Tool], statusRefreshMs: 20 });
-    slackApi = slack.api;
-
-    const threadTs = await slack.mention('run the long job');
-    await answered(slack);
-
-    const statuses = slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params);
-    expect(statuses[0]).toMatchObject({
-      channel_id: channel,
-      thread_ts: threadTs,
-      status: 'is working on it…',
-    });
-    expect(statuses.slice(0, -1).every((status) => status.status === 'is working on it…')).toBe(true);
-    expect(statuses.length).toBeGreaterThanOrEqual(3);
-    expect(statuses.at(-1)).toMatchObject({ channel_id: channel, status: '' });
-  });
-
-  it('is not asked for again in a channel where Slack refused it, and still shows in a DM', async () => {
-    const model = new ScriptedChatModel([
-      reply.text('Answered.'),
-      reply.text('Answered.'),
-      reply.text('Answered.'),
-    ]);
-    const slack = await startSlackHarness({ model });
-    slack.api.failNext('assistant.threads.setStatus', { type: 'error', error: 'channel_type_not_supported' });
-
-    await slack.mention('first question');
-    await answered(slack);
-    await slack.mention('second question');
-    await slack.api.waitFor(
-      'chat.postMessage',
-      (call) => call.params.text === 'Answered.' && slack.api.callsTo('chat.postMessage').length >= 2,
-    );
-    await slack.settle();
-    expect(slack.api.callsTo('assistant.threads.setStatus').map((call) => call.params.channel_id)).toEqual([
-      channel,
-    ]);
-
-    slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
-    await slack.direct('and a DM', { channel: 'D0ALICE' });
-    await slack.api.waitFor('assistant.threads.setStatus', (call) => call.params.channel_id === 'D0ALICE');
   });
 });
