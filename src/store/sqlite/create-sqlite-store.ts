@@ -50,6 +50,9 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     audit: createSqliteAudit(context),
     outbox: createSqliteOutbox(context),
     async waiting() {
+      // The readiness probe's query: a process that may no longer write is not ready (see WalSync).
+      const failure = walSyncOf(db)?.failure;
+      if (failure) throw failure;
       const counts = waiting.get();
       if (!counts) throw new Error('the counts query returned no row');
       return counts;

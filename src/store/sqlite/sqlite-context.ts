@@ -3,6 +3,7 @@ import { sqliteCode } from '../open-database.js';
 import type { Fence } from '../store.js';
 import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
 import { deferredWritesOf } from './deferred-writes.js';
+import { walSyncOf } from './wal-sync.js';
 import { batcherOf } from './write-batcher.js';
 
 export { parseJsonColumn } from '../row-mappers.js';
@@ -46,6 +47,8 @@ export function writeTransactionNow<Args extends unknown[], Result>(
   };
   return (...args) => {
     deferred.settle = undefined;
+    const refusal = walSyncOf(db)?.failure;
+    if (refusal) throw refusal;
     try {
       const result = translateBusy(() => transaction.immediate(...args));
       settle(true);

@@ -91,17 +91,29 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     expect(syncs.spy).toHaveBeenCalledTimes(2);
   });
 
-  it('reports a write whose sync failed as failed, with the storage fault a caller retries on', async () => {
+  it('reports a write whose sync failed as failed, and writes nothing more, though the disk syncs again', async () => {
     const { store } = open();
     const syncs = holdSyncs();
 
     const write = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    const waitingForTheSameSync = store.turns.enqueue(newTurn(thread('1700.2'), 'turn-2'));
     syncs.release(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
 
     const error = await write.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as StoreUnavailableError).reason).toBe('SQLITE_IOERR_FSYNC');
+    expect(await waitingForTheSameSync.catch((caught: unknown) => caught)).toBe(error);
+
+    // Linux may have dropped the pages it could not write and now syncs without them: a commit after the
+    // hole would be reported durable and lost on recovery. So nothing more is committed.
+    syncs.spy.mockRestore();
+    expect(
+      await store.turns.enqueue(newTurn(thread('1700.3'), 'turn-3')).catch((caught: unknown) => caught),
+    ).toBe(error);
+    expect(await store.turns.get('turn-3')).toBeUndefined();
+    // Readiness reads the same query: the process says it is not ready until it restarts.
+    await expect(store.waiting()).rejects.toBe(error);
   });
 
   it('syncs what is committed when the store closes, and keeps it across a reopen', async () => {

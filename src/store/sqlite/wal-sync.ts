@@ -19,6 +19,11 @@ interface Waiter {
  *
  * fsync applies to the file, not to the descriptor that wrote it, so one descriptor opened here covers
  * SQLite's writes, and those of any other process on the same WAL.
+ *
+ * A failed sync is final for this process. Linux may drop the pages it could not write and report the
+ * error once: the next fsync then succeeds without them, and a commit after the hole would read as on
+ * disk while recovery, stopping at the hole, would lose it. So, as PostgreSQL does, nothing is written
+ * or reported durable after one (`failure`): a restart recovers from what the disk really holds.
  */
 export class WalSync {
   readonly #walFile: string;
@@ -26,13 +31,20 @@ export class WalSync {
   #syncing = false;
   #waiting: Waiter[] = [];
   #closed = false;
+  #failure: StoreUnavailableError | undefined;
 
   constructor(databaseFile: string) {
     this.#walFile = `${databaseFile}-wal`;
   }
 
+  /** Set once a sync has failed: every write since is refused, and none is reported durable. */
+  get failure(): StoreUnavailableError | undefined {
+    return this.#failure;
+  }
+
   /** Resolves once everything committed before the call is on disk. */
   durable(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
@@ -51,7 +63,8 @@ export class WalSync {
 
   close(): void {
     if (this.#closed) return;
-    this.syncNow();
+    // After a failed sync, another one would prove nothing (see above).
+    if (!this.#failure) this.syncNow();
     this.#closed = true;
     if (this.#fd !== undefined) fs.closeSync(this.#fd);
     this.#fd = undefined;
@@ -75,8 +88,12 @@ export class WalSync {
     fs.fdatasync(fd, (error) => {
       this.#syncing = false;
       // Closed meanwhile: the final synchronous sync covered these writes.
-      if (error && !this.#closed) for (const waiter of batch) waiter.reject(syncFailed(error));
-      else for (const waiter of batch) waiter.resolve();
+      if (error && !this.#closed) this.#failure ??= syncFailed(error);
+      const waiting = this.#failure ? [...batch, ...this.#waiting.splice(0)] : batch;
+      for (const waiter of waiting) {
+        if (this.#failure) waiter.reject(this.#failure);
+        else waiter.resolve();
+      }
       if (this.#waiting.length > 0) this.#start();
     });
   }

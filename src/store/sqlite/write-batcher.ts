@@ -67,6 +67,13 @@ export class WriteBatcher {
     const writes = this.#queue;
     if (writes.length === 0 || !this.#db.open) return;
     this.#queue = [];
+    const walSync = walSyncOf(this.#db);
+    // After a failed sync nothing more is committed: it could not be reported durable (see WalSync).
+    const refusal = walSync?.failure;
+    if (refusal) {
+      for (const write of writes) write.reject(refusal);
+      return;
+    }
     let outcomes: unknown[];
     try {
       outcomes = this.#flushBatch(writes);
@@ -81,7 +88,6 @@ export class WriteBatcher {
         if (result.ok) write.resolve(result.value);
         else write.reject(result.error);
       });
-    const walSync = walSyncOf(this.#db);
     if (!walSync) {
       settle();
       return;
