@@ -19,6 +19,32 @@ async function answered(slack: SlackHarness): Promise<void> {
   await slack.settle();
 }
 
+type Api = SlackHarness['api'];
+
+/**
+ * A turn that calls one allowed tool, which returns once `until` resolves against the workspace, then
+ * answers "Answered.": the test decides, from what Slack has seen, when the model answers.
+ */
+async function turnWaitingFor(
+  until: (api: Api) => Promise<unknown>,
+  options: Omit<Parameters<typeof startSlackHarness>[0], 'model' | 'tools'> = {},
+): Promise<SlackHarness> {
+  let slack: SlackHarness | undefined;
+  const tool = defineTool({
+    name: 'wait_for_slack',
+    description: 'Returns once the thread shows what the test waits for.',
+    parameters: z.object({}),
+    permission: () => ({ type: 'allow', reason: 'test' }),
+    execute: async () => {
+      await until((slack as SlackHarness).api);
+      return 'done';
+    },
+  });
+  const model = new ScriptedChatModel([reply.toolCalls(['wait_for_slack', {}]), reply.text('Answered.')]);
+  slack = await startSlackHarness({ ...options, model, tools: [tool as Tool] });
+  return slack;
+}
+
 describe('the assistant status line', () => {
   it('sets the assistant status line while waiting in a direct message, and it is gone at the end', async () => {
     const { tool } = countingShellTool();
@@ -44,25 +70,15 @@ describe('the assistant status line', () => {
   });
 
   it('shows in a channel thread, is sent again while a long tool runs, and is gone at the end', async () => {
-    let slackApi: SlackHarness['api'] | undefined;
-    const longJob = defineTool({
-      name: 'long_job',
-      description: 'Runs for a while.',
-      parameters: z.object({}),
-      permission: () => ({ type: 'allow', reason: 'test' }),
-      // Runs until the status line has been sent again, as Slack drops it after two quiet minutes.
-      execute: async () => {
-        const api = slackApi as SlackHarness['api'];
-        await api.waitFor(
+    // Runs until the status line has been sent again, as Slack drops it after two quiet minutes.
+    const slack = await turnWaitingFor(
+      (api) =>
+        api.waitFor(
           'assistant.threads.setStatus',
           () => api.succeeded('assistant.threads.setStatus').length >= 3,
-        );
-        return 'done';
-      },
-    });
-    const model = new ScriptedChatModel([reply.toolCalls(['long_job', {}]), reply.text('Answered.')]);
-    const slack = await startSlackHarness({ model, tools: [longJob as Tool], statusRefreshMs: 20 });
-    slackApi = slack.api;
+        ),
+      { statusRefreshMs: 20 },
+    );
 
     const threadTs = await slack.mention('run the long job');
     await answered(slack);
@@ -115,23 +131,8 @@ describe('clearing the assistant status line', () => {
    * A turn whose model answers once the working line has landed: the hourglass goes out in the thread's
    * status lane after the line has been answered, so once Slack has it, so has the line.
    */
-  async function answersAfterTheLine() {
-    let slackApi: SlackHarness['api'] | undefined;
-    const afterTheLine = defineTool({
-      name: 'after_the_line',
-      description: 'Returns once the thread shows it is working.',
-      parameters: z.object({}),
-      permission: () => ({ type: 'allow', reason: 'test' }),
-      execute: async () => {
-        await (slackApi as SlackHarness['api']).waitFor('reactions.add');
-        return 'done';
-      },
-    });
-    const model = new ScriptedChatModel([reply.toolCalls(['after_the_line', {}]), reply.text('Answered.')]);
-    const slack = await startSlackHarness({ model, tools: [afterTheLine as Tool], workingAfterMs: 0 });
-    slackApi = slack.api;
-    return slack;
-  }
+  const answersAfterTheLine = () =>
+    turnWaitingFor((api) => api.waitFor('reactions.add'), { workingAfterMs: 0 });
 
   it('leaves it to the answer, whose reply clears it, when the working line landed first', async () => {
     const slack = await answersAfterTheLine();
@@ -171,32 +172,17 @@ describe('clearing the assistant status line', () => {
   });
 
   it('clears it when the answer rewrites a live message, which is no reply', async () => {
-    let slackApi: SlackHarness['api'] | undefined;
-    const api = () => slackApi as SlackHarness['api'];
     // Runs until the line has been sent again after the live message opened (which cleared it).
-    const longJob = defineTool({
-      name: 'long_job',
-      description: 'Runs for a while.',
-      parameters: z.object({}),
-      permission: () => ({ type: 'allow', reason: 'test' }),
-      execute: async () => {
-        await api().waitFor('assistant.threads.setStatus', () => {
-          const opened = api().calls.findIndex((call) => call.method === 'chat.startStream');
-          return api().calls.some(
+    const slack = await turnWaitingFor(
+      (api) =>
+        api.waitFor('assistant.threads.setStatus', () => {
+          const opened = api.calls.findIndex((call) => call.method === 'chat.startStream');
+          return api.calls.some(
             (call, index) => index > opened && call.method === 'assistant.threads.setStatus',
           );
-        });
-        return 'done';
-      },
-    });
-    const model = new ScriptedChatModel([reply.toolCalls(['long_job', {}]), reply.text('Answered.')]);
-    const slack = await startSlackHarness({
-      model,
-      tools: [longJob as Tool],
-      statusRefreshMs: 20,
-      live: { showAfterMs: 0, streamIntervalMs: 0, updateIntervalMs: 0 },
-    });
-    slackApi = slack.api;
+        }),
+      { statusRefreshMs: 20, live: { showAfterMs: 0, streamIntervalMs: 0, updateIntervalMs: 0 } },
+    );
 
     const threadTs = await slack.mention('run the long job');
     await slack.api.waitFor('chat.update', (call) => JSON.stringify(call.params).includes('Answered.'));
