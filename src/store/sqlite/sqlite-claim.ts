@@ -35,9 +35,10 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
   const pendingApprovals = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
   );
-  const setRunning = db.prepare(
+  const setRunning = db.prepare<[{ id: string; owner: string; expires: number; now: number }], TurnRow>(
     `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       lease_token = lease_token + 1, attempts = attempts + 1, ready_at = NULL, updated_at = @now WHERE id = @id`,
+       lease_token = lease_token + 1, attempts = attempts + 1, ready_at = NULL, updated_at = @now WHERE id = @id
+     RETURNING *`,
   );
   const appendUserMessage = db.prepare(
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
@@ -98,7 +99,12 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
       takeOverFrom: options.takeOverFrom,
     });
     if (decision.type === 'refuse') return { type: 'not-claimable', reason: decision.reason, turn };
-    setRunning.run({ id: turnId, owner: lease.owner, expires: at + lease.durationMs, now: at });
+    const running = setRunning.get({
+      id: turnId,
+      owner: lease.owner,
+      expires: at + lease.durationMs,
+      now: at,
+    });
     if (decision.mode === 'start') {
       appendUserMessage.run({
         conversationId: row.conversation_id,
@@ -107,7 +113,7 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
         now: at,
       });
     }
-    const claimed = toTurn(byId.get(turnId) as TurnRow);
+    const claimed = toTurn(running as TurnRow);
     const startedCall =
       decision.mode === 'resume'
         ? markFirstApprovedCall(turnId, row.conversation_id, claimed.leaseToken, at)
