@@ -104,6 +104,7 @@ export function createOps(options: OpsOptions): Ops {
     endpoints: (slack) => ({
       registry,
       metricsToken: options.metricsToken,
+      fault: () => store.fault?.(),
       readiness: createReadiness({
         checks: [
           { name: 'database', check: () => store.waiting() },

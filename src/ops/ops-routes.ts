@@ -10,12 +10,15 @@ export interface OpsEndpoints {
   /** When set, `/metrics` answers only `Authorization: Bearer <token>`. */
   readonly metricsToken?: string;
   readonly readiness: () => Promise<ReadinessReport>;
+  /** A fault only a restart clears (see `Store.fault`): `/health` fails while there is one. */
+  readonly fault?: () => Error | undefined;
 }
 
 export type OpsRoute = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * `/health` (the process is alive and serving), `/ready` (the database and Slack answer; 503 otherwise)
+ * `/health` (the process is alive and serving; 503 after a fault only a restart clears), `/ready` (the
+ * database and Slack answer; 503 otherwise)
  * and `/metrics` (Prometheus text), as handlers for whichever server carries them.
  */
 export function opsRoutes(
@@ -35,7 +38,13 @@ export function opsRoutes(
     );
   };
   return {
-    '/health': (_request, response) => reply(response, 200, 'application/json', JSON.stringify({ ok: true })),
+    '/health': (_request, response) => {
+      // Liveness: a supervisor restarts a process that fails it, the one cure for such a fault.
+      const fault = endpoints.fault?.();
+      if (fault)
+        reply(response, 503, 'application/json', JSON.stringify({ ok: false, error: fault.message }));
+      else reply(response, 200, 'application/json', JSON.stringify({ ok: true }));
+    },
     '/ready': (_request, response) =>
       answer(response, async () => {
         const report = await endpoints.readiness();

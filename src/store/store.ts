@@ -58,6 +58,11 @@ export interface Store {
    * the readiness probe's query.
    */
   waiting(): Promise<WaitingWork>;
+  /**
+   * A fault only a restart clears, once it has happened: a failed WAL fsync (see WalSync). The process is
+   * then no longer alive in any useful sense, and says so on `/health`.
+   */
+  fault?(): Error | undefined;
   /** A store with a connection pool finishes closing asynchronously; await it where that matters. */
   close(): void | Promise<void>;
 }

@@ -49,6 +49,7 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     grants: createSqliteGrants(context),
     audit: createSqliteAudit(context),
     outbox: createSqliteOutbox(context),
+    fault: () => walSyncOf(db)?.failure,
     async waiting() {
       // The readiness probe's query: a process that may no longer write is not ready (see WalSync).
       const failure = walSyncOf(db)?.failure;

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import {
   channel,
@@ -141,4 +142,51 @@ describe('a database that stops taking writes', () => {
       { status: 'sent' },
     ]);
   }, 60_000);
+
+  it('when an fsync fails: nothing more is written though the disk answers again, /health asks for a restart, and the restart recovers', async () => {
+    // Two answers: the first mention's turn was committed before its fsync failed, and may be on disk.
+    const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('Still 41%.')]);
+    const slack = await startSlackHarness({ model });
+    const origin = new URL(slack.eventsUrl).origin;
+    const mention = (ts: string) => ({
+      type: 'app_mention',
+      user: people.alice,
+      text: `<@${slack.api.identity.botUserId}> how full is the disk?`,
+      ts,
+      channel,
+    });
+    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    const failing = vi
+      .spyOn(fs, 'fdatasync')
+      .mockImplementation(((_fd: number, done: (error: Error | null) => void) =>
+        done(eio)) as typeof fs.fdatasync);
+    onTestFinished(() => failing.mockRestore());
+
+    const first = userTs();
+    expect((await slack.sendEvent(mention(first), { eventId: 'Ev0FSYNC1' })).status).toBeGreaterThanOrEqual(
+      400,
+    );
+    // The disk syncs again, but what it dropped is not known: holdfast writes nothing more.
+    failing.mockRestore();
+    const second = userTs();
+    expect((await slack.sendEvent(mention(second), { eventId: 'Ev0FSYNC2' })).status).toBeGreaterThanOrEqual(
+      400,
+    );
+    expect(readRows(slack.databasePath, 'SELECT trigger_ts FROM turns')).not.toContainEqual({
+      trigger_ts: second,
+    });
+    expect(model.calls).toHaveLength(0);
+
+    const health = await fetch(`${origin}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({ ok: false, error: expect.stringMatching(/SQLITE_IOERR_FSYNC/) });
+    expect((await fetch(`${origin}/ready`)).status).toBe(503);
+
+    // A restart opens the file afresh; Slack's redelivery is then answered.
+    await slack.restart({ model });
+    const redelivered = await slack.sendEvent(mention(second), { eventId: 'Ev0FSYNC2', retryNum: 1 });
+    expect(redelivered.status).toBe(200);
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === second);
+    expect((await fetch(`${new URL(slack.eventsUrl).origin}/health`)).status).toBe(200);
+  });
 });
