@@ -24,6 +24,8 @@ export interface OutboxWorkerOptions extends RetryPolicy {
   readonly concurrency?: number;
   /** Told when a row is given up on (after the failure and the notice to the requester are written). */
   readonly onGiveUp?: (entry: OutboxEntry, reason: string) => void;
+  /** Told when every part of a row has reached the port (a card now shows in its thread). */
+  readonly onSent?: (entry: OutboxEntry) => void;
 }
 
 /**
@@ -210,6 +212,7 @@ export class OutboxWorker {
         unrecorded = true;
       }
       this.#record(entry, { id: entry.id, claim: token, progress });
+      this.#options.onSent?.(entry);
       return true;
     } catch (error) {
       if (unrecorded) {

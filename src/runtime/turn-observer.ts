@@ -15,6 +15,8 @@ export interface TurnObserver {
   turnProgress?(turn: Turn, event: TurnProgress): void;
   /** Something meant for the thread will never reach it (the requester has been told directly). */
   deliveryFailed(entry: OutboxEntry): Promise<void>;
+  /** Something meant for the thread has reached it (a card now shows). Must not block. */
+  delivered?(entry: OutboxEntry): void;
   /** Resolves when updates started so far are done (for an orderly stop, and for tests). */
   idle?(): Promise<void>;
 }

@@ -72,6 +72,13 @@ export function wireRuntime(
         concurrency: options.delivery.concurrency ?? 64,
         backoffMs: options.delivery.backoffMs,
         maxAttempts: options.delivery.maxAttempts,
+        onSent: (entry) => {
+          try {
+            currentObserver().delivered?.(entry);
+          } catch (error) {
+            options.logger.warn({ err: error }, 'turn observer failed on a delivery');
+          }
+        },
         onGiveUp: (entry) => {
           options.watch?.deliveryFailed(entry).catch((error: unknown) => {
             options.logger.warn({ err: error }, 'turn watcher failed on a delivery failure');

@@ -183,6 +183,20 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
     deliveryFailed: (entry) => later(entry.conversationId, () => deliveryFailed(entry)),
 
+    delivered: (entry) => {
+      const { turnId } = entry;
+      if (entry.message.type !== 'approval-card' || turnId === null) return;
+      void later(entry.conversationId, async () => {
+        // Slack clears the line when the app replies in the thread, the card included: it is set after.
+        // Only while people are still asked: a decision may have come before the card's turn here.
+        const turn = await store.turns.get(turnId);
+        if (turn?.status !== 'awaiting_approval') return;
+        const approvals = await store.approvals.forTurn(turnId);
+        if (!approvals.some((approval) => approval.decision === null)) return;
+        await assistantStatus(await conversationOf(entry.conversationId), assistantStatusText('awaiting'));
+      });
+    },
+
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);
       await deps.live?.idle();
@@ -204,9 +218,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       case 'completed':
         return ended(outcome.turn, await endingOf(outcome.turn), working, answerClears);
       case 'awaiting-approval': {
+        // The status line says so once the card shows (see `delivered`): posting the card clears it.
         const conversation = await conversationOf(outcome.turn.conversationId);
         await react(conversation, outcome.turn, statusReactions.awaiting, working);
-        await assistantStatus(conversation, assistantStatusText('awaiting'));
         return;
       }
       case 'failed':

@@ -61,12 +61,32 @@ describe('the assistant status line', () => {
     const statuses = () =>
       slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params.status);
     expect(statuses().at(-1)).toBe('is waiting for an approval…');
+    expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('is waiting for an approval…');
 
     await slack.click('allow', card);
     await answered(slack);
 
     // The answer is a reply in the thread, which clears the line on Slack's side: no call is spent on it.
     expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('');
+  });
+
+  it('says it waits for an approval once the card shows, even when the card is posted late', async () => {
+    const { tool } = countingShellTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
+      reply.text('Answered.'),
+    ]);
+    const slack = await startSlackHarness({ model, tools: [tool] });
+    slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
+    // The card waits out a rate limit: by the time it is posted, the turn has long settled.
+    slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 1 });
+
+    const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
+    await waitForCard(slack.api, ts);
+    await slack.settle();
+
+    // Posting the card cleared whatever line was up, as any reply of the app does; the line comes after.
+    expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('is waiting for an approval…');
   });
 
   it('shows in a channel thread, is sent again while a long tool runs, and is gone at the end', async () => {
