@@ -58,8 +58,8 @@ export async function recordTurnFailure(
  * Calls waiting for a human are never closed this way (invariant 2); a failed turn has none.
  */
 async function closeDanglingCalls(store: Store, turn: Turn, fence: Fence, code: string): Promise<void> {
-  const stored = await store.transcript.messages(turn.conversationId);
-  for (const call of unansweredCalls(stored.map((row) => row.message))) {
+  // The turn's own messages: only it can have left calls open (one turn runs in a thread at a time).
+  for (const call of unansweredCalls(await store.transcript.turnMessages(turn.id))) {
     const approval = await store.approvals.forCall(turn.conversationId, call.id);
     if (approval && approval.decision === null) continue;
     await store.transcript.recordToolResult(

@@ -250,7 +250,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
   async function endingOf(turn: Turn): Promise<TurnEnding> {
     const approvals = await store.approvals.forTurn(turn.id);
-    const results = await store.transcript.toolResults(turn.id);
+    const results = (await store.transcript.turnMessages(turn.id)).flatMap((message) =>
+      message.role === 'tool' ? [message.content] : [],
+    );
     return completedEnding({
       decisions: approvals.map((approval) => approval.decision),
       interruptedCalls: results.filter((content) => content === interruptedResult).length,

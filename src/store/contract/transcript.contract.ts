@@ -75,7 +75,7 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
       expect(await store.transcript.messages('T:C:none')).toEqual([]);
     });
 
-    it('reads a turn’s tool results in its conversation’s transcript, in order, and no other turn’s', async () => {
+    it('reads what a turn wrote to its conversation’s transcript, in order, and no other turn’s', async () => {
       const { store, fence, id, ref } = await setup();
       const second = { ...call, id: 'call_2' };
       await store.transcript.append(fence, id, {
@@ -86,8 +86,13 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
       await store.transcript.recordToolResult(fence, ref('call_2'), 'second');
       await store.transcript.recordToolResult(fence, ref('call_1'), 'first');
       await store.transcript.recordToolResult(fence, ref('call_1', `${id}>call_9`), 'nested');
-      expect(await store.transcript.toolResults('turn-1')).toEqual(['second', 'first']);
-      expect(await store.transcript.toolResults('turn-2')).toEqual([]);
+      expect(await store.transcript.turnMessages('turn-1')).toEqual([
+        { role: 'user', content: 'check disk' },
+        { role: 'assistant', content: null, toolCalls: [call, second] },
+        { role: 'tool', toolCallId: 'call_2', content: 'second' },
+        { role: 'tool', toolCallId: 'call_1', content: 'first' },
+      ]);
+      expect(await store.transcript.turnMessages('turn-2')).toEqual([]);
     });
   });
 

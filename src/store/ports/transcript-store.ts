@@ -30,10 +30,10 @@ export interface TranscriptStore {
   /** Answer of the turn: its last assistant message without tool calls. */
   finalAnswer(turnId: string): Promise<string | undefined>;
   /**
-   * The results of the turn's calls in its conversation's transcript, in order: how the turn ended reads
-   * them, at a cost that follows the turn and not the thread.
+   * What the turn wrote to its conversation's transcript, in order: how it ended, and what it left
+   * unanswered, read at a cost that follows the turn and not the thread.
    */
-  toolResults(turnId: string): Promise<string[]>;
+  turnMessages(turnId: string): Promise<ChatMessage[]>;
   /** What a turn has spent so far, in every transcript it wrote to: model replies and tool results. */
   turnUsage(turnId: string): Promise<{ modelCalls: number; toolCalls: number }>;
 }

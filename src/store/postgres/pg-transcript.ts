@@ -111,14 +111,13 @@ export function createPgTranscript(context: PgContext): TranscriptStore {
       );
       return row?.content ?? undefined;
     },
-    async toolResults(turnId) {
-      const rows = await read<{ content: string | null }>(
+    async turnMessages(turnId) {
+      const rows = await read<MessageRow>(
         context,
-        `SELECT content FROM messages WHERE turn_id = $1 AND transcript_id = conversation_id AND role = 'tool'
-         ORDER BY seq`,
+        'SELECT * FROM messages WHERE turn_id = $1 AND transcript_id = conversation_id ORDER BY seq',
         [turnId],
       );
-      return rows.map((row) => row.content ?? '');
+      return rows.map(toMessage);
     },
     async turnUsage(turnId) {
       const rows = await read<{ role: string; n: number }>(

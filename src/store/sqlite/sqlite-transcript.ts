@@ -120,9 +120,8 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
        AND tool_calls_json IS NULL ORDER BY seq DESC LIMIT 1`,
   );
 
-  const turnResults = db.prepare<[string], { content: string | null }>(
-    `SELECT content FROM messages WHERE turn_id = ? AND transcript_id = conversation_id AND role = 'tool'
-     ORDER BY seq`,
+  const ofTurn = db.prepare<[string], MessageRow>(
+    'SELECT * FROM messages WHERE turn_id = ? AND transcript_id = conversation_id ORDER BY seq',
   );
 
   const usage = db.prepare<[string], { role: string; n: number }>(
@@ -222,8 +221,8 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     async finalAnswer(turnId) {
       return lastAnswer.get(turnId)?.content ?? undefined;
     },
-    async toolResults(turnId) {
-      return turnResults.all(turnId).map((row) => row.content ?? '');
+    async turnMessages(turnId) {
+      return translateBusy(() => ofTurn.all(turnId)).map(toMessage);
     },
   };
 }

@@ -28,6 +28,14 @@ describe('a turn that would spend without end', () => {
 
     expect(outcome).toMatchObject({ type: 'failed', error: { code: 'turn_budget_exceeded' } });
     expect(model.calls).toHaveLength(12);
+    // No call is left without a result, or the thread's next model call would be refused.
+    const messages = await harness.messages(thread);
+    const results = toolResults(messages);
+    const calls = messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []) : [],
+    );
+    expect(calls).toHaveLength(40);
+    expect(calls.filter((call) => !results.has(call.id))).toEqual([]);
   });
 
   it('refuses the calls past the tool budget with a result the model reads, and audits it', async () => {
