@@ -45,15 +45,21 @@ async function turnWaitingFor(
   return slack;
 }
 
+/** A DM with alice whose turn runs a shell command, which asks, then answers "Answered.". */
+async function commandNeedingApprovalInDirectMessages(): Promise<SlackHarness> {
+  const { tool } = countingShellTool();
+  const model = new ScriptedChatModel([
+    reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
+    reply.text('Answered.'),
+  ]);
+  const slack = await startSlackHarness({ model, tools: [tool] });
+  slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
+  return slack;
+}
+
 describe('the assistant status line', () => {
   it('sets the assistant status line while waiting in a direct message, and it is gone at the end', async () => {
-    const { tool } = countingShellTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
-      reply.text('Answered.'),
-    ]);
-    const slack = await startSlackHarness({ model, tools: [tool] });
-    slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
+    const slack = await commandNeedingApprovalInDirectMessages();
 
     const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
     const card = await waitForCard(slack.api, ts);
@@ -71,13 +77,7 @@ describe('the assistant status line', () => {
   });
 
   it('says it waits for an approval once the card shows, even when the card is posted late', async () => {
-    const { tool } = countingShellTool();
-    const model = new ScriptedChatModel([
-      reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
-      reply.text('Answered.'),
-    ]);
-    const slack = await startSlackHarness({ model, tools: [tool] });
-    slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
+    const slack = await commandNeedingApprovalInDirectMessages();
     // The card waits out a rate limit: by the time it is posted, the turn has long settled.
     slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 1 });
 
