@@ -41,6 +41,8 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
        (SELECT count(*) FROM turns WHERE status IN ('queued', 'running', 'awaiting_approval')
           AND status = 'queued') AS queuedTurns`,
   );
+  // A failed WAL sync (see WalSync): only a restart clears it.
+  const fault = () => walSyncOf(db)?.failure;
   return {
     conversations: createSqliteConversations(context),
     turns: createSqliteTurns(context),
@@ -49,10 +51,10 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     grants: createSqliteGrants(context),
     audit: createSqliteAudit(context),
     outbox: createSqliteOutbox(context),
-    fault: () => walSyncOf(db)?.failure,
+    fault,
     async waiting() {
       // The readiness probe's query: a process that may no longer write is not ready (see WalSync).
-      const failure = walSyncOf(db)?.failure;
+      const failure = fault();
       if (failure) throw failure;
       const counts = waiting.get();
       if (!counts) throw new Error('the counts query returned no row');

@@ -89,11 +89,13 @@ export class WalSync {
       this.#syncing = false;
       // Closed meanwhile: the final synchronous sync covered these writes.
       if (error && !this.#closed) this.#failure ??= syncFailed(error);
-      const waiting = this.#failure ? [...batch, ...this.#waiting.splice(0)] : batch;
-      for (const waiter of waiting) {
-        if (this.#failure) waiter.reject(this.#failure);
-        else waiter.resolve();
+      const failure = this.#failure;
+      if (failure) {
+        // Final: those waiting for the next sync fail with this one, and none is started.
+        for (const waiter of [...batch, ...this.#waiting.splice(0)]) waiter.reject(failure);
+        return;
       }
+      for (const waiter of batch) waiter.resolve();
       if (this.#waiting.length > 0) this.#start();
     });
   }
