@@ -17,6 +17,7 @@ import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/cr
 import { createLiveAnswers } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
+import { createWebApiTransport } from './slack/web-api-transport.js';
 import {
   buildModel,
   checkClient,
@@ -106,10 +107,13 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     }
     const mode: ConnectedSlackMode = slackConfig;
 
+    const transport = createWebApiTransport();
+    closers.push(() => transport.close());
     const { client, deliveryClient, intakeClient, slackLogger, identity } = await connectSlack(
       mode,
       logger,
       ops,
+      transport,
     );
     // Readiness asks with the client that does not retry: a probe wants the answer now.
     const endpoints = ops.endpoints(() => deliveryClient.auth.test());

@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { Ops } from '../ops/create-ops.js';
 import { boltLogger } from '../slack/bolt-logger.js';
 import type { ConnectedSlackMode } from '../slack/create-bolt-app.js';
+import type { WebApiTransport } from '../slack/web-api-transport.js';
 
 export interface SlackConnection {
   /** For listeners and the thread status: retries with backoff, as Bolt's own client does. */
@@ -29,10 +30,12 @@ export async function connectSlack(
   mode: ConnectedSlackMode,
   logger: Logger,
   ops: Ops,
+  transport: WebApiTransport,
 ): Promise<SlackConnection> {
   const slackLogger = boltLogger(logger.child({ component: 'slack' }));
   const client = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
+    fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: ops.slackRetries({ retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 }),
   });
@@ -44,6 +47,7 @@ export async function connectSlack(
   // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
   const deliveryClient = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
+    fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
@@ -56,6 +60,7 @@ export async function connectSlack(
   // then taken with ids for names and without the earlier history.
   const intakeClient = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
+    fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
