@@ -94,6 +94,23 @@ describe('the Web API transport, under the real WebClient', () => {
     ]);
   });
 
+  it('answers as a fetch Response does, for what reads it directly', async () => {
+    answer = (_request, response) => {
+      response.setHeader('x-slack-req-id', 'req-1');
+      json(response, 200, { ok: true, text: 'café' });
+    };
+
+    const response = await transport.fetch(`${apiUrl}auth.test`, { method: 'POST', body: 'a=1' });
+
+    expect(response.status).toBe(200);
+    expect(response.ok).toBe(true);
+    expect(response.url).toBe(`${apiUrl}auth.test`);
+    expect(response.headers.get('x-slack-req-id')).toBe('req-1');
+    expect(await response.clone().json()).toEqual({ ok: true, text: 'café' });
+    expect(await new Response(response.clone().body).text()).toBe('{"ok":true,"text":"café"}');
+    expect(new TextDecoder().decode(await response.arrayBuffer())).toBe('{"ok":true,"text":"café"}');
+  });
+
   it('keeps its connections open for the calls that follow', async () => {
     const slack = client();
     for (let i = 0; i < 10; i++) await slack.auth.test();

@@ -13,8 +13,9 @@ export interface WebApiTransport {
  * CPU an answer takes under load. What the client relies on is kept: an `AbortSignal` ends the call with
  * the signal's reason, a failure to connect is fetch's `TypeError('fetch failed')` with the socket's
  * error as its cause, and a redirect is refused: `WebClient` asks for `redirect: 'error'`, and the Web
- * API never redirects, so none is followed. A body that is not text or bytes (a file upload's multipart form) goes to fetch,
- * which encodes it.
+ * API never redirects, so none is followed. The answer is read whole and handed back with the parts of a
+ * `Response` that read it. A body that is not text or bytes (a file upload's multipart form) goes to
+ * fetch, which encodes it.
  */
 export function createWebApiTransport(): WebApiTransport {
   const dispatcher = new Agent({ keepAliveTimeout: 30_000 });
@@ -41,19 +42,56 @@ export function createWebApiTransport(): WebApiTransport {
       await answer.body.dump();
       throw new TypeError('fetch failed', { cause: new Error(`unexpected redirect (HTTP ${statusCode})`) });
     }
-    const bytes = await answer.body.arrayBuffer();
-    const response = new Response(nullBodyStatus.has(statusCode) ? null : bytes, {
-      status: statusCode,
-      headers: responseHeaders(headers),
-    });
-    // `WebClient` reads `url` to recognise one method's answers; a constructed Response has none.
-    Object.defineProperty(response, 'url', { value: String(url) });
-    return response;
+    const bytes = new Uint8Array(await answer.body.arrayBuffer());
+    return new ReadResponse(String(url), statusCode, responseHeaders(headers), bytes) as unknown as Response;
   };
   return { fetch: send, close: () => dispatcher.close() };
 }
 
-const nullBodyStatus = new Set([101, 204, 205, 304]);
+/**
+ * An answer already read to the end. A WHATWG `Response` would wrap these bytes in a stream again, which
+ * cost as much CPU as the request itself; the stream is made only if something asks for `body`.
+ */
+class ReadResponse {
+  readonly ok: boolean;
+  readonly statusText = '';
+  readonly redirected = false;
+  readonly type = 'basic';
+  bodyUsed = false;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly headers: Headers,
+    private readonly bytes: Uint8Array,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+
+  get body(): ReadableStream<Uint8Array> {
+    return new Response(this.bytes).body as ReadableStream<Uint8Array>;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    this.bodyUsed = true;
+    return this.bytes.slice().buffer;
+  }
+
+  async text(): Promise<string> {
+    this.bodyUsed = true;
+    return utf8.decode(this.bytes);
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  clone(): ReadResponse {
+    return new ReadResponse(this.url, this.status, new Headers(this.headers), this.bytes);
+  }
+}
+
+const utf8 = new TextDecoder();
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> | undefined {
   if (headers === undefined) return undefined;
