@@ -4,7 +4,8 @@
  *
  * Everything is measured side by side in this one run (these machines are noisy, so only ratios between
  * figures taken together mean anything): the full cycle against a bare better-sqlite3 commit with the
- * same pragmas, and suspended-in-SQLite against parked-in-memory conversations.
+ * same pragmas, suspended-in-SQLite against parked-in-memory conversations, and a Slack call's CPU through
+ * fetch against holdfast's transport.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import { measureThreadLengths } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
 import { buildPostgresHarness, measurePostgresRawCommits } from './postgres-cycle.js';
 import { printResults } from './print-results.js';
+import { measureSlackCallCpu } from './slack-call-cpu.js';
 import { measurePinned, measureSuspended } from './waiting-conversations.js';
 import { readWalFrames } from './wal-frames.js';
 
@@ -31,6 +33,7 @@ const threadLengths = (process.env.BENCH_THREAD_LENGTHS ?? '10,1000,5000').split
 const bootPending = Number(process.env.BENCH_BOOT_PENDING ?? 100_000);
 const bootOverdue = Number(process.env.BENCH_BOOT_OVERDUE ?? 10_000);
 const liveAnswers = Number(process.env.BENCH_LIVE_ANSWERS ?? 20);
+const slackCalls = Number(process.env.BENCH_SLACK_CALLS ?? 2_000);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 /** With a server here, the cycle runs on PostgreSQL too, beside SQLite, in the same run. */
 const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
@@ -201,6 +204,7 @@ async function main(): Promise<void> {
   const pinned = measurePinned(parkedConversations);
   pinned.release();
   const live = await measureLiveAnswers(liveAnswers);
+  const slackCall = await measureSlackCallCpu({ calls: slackCalls, rounds: 5 });
 
   // Every commit of the cycle, the outbox's included, counts against its budget.
   const budget = 3 * cycle.commitsPerCycle * raw.p99;
@@ -242,6 +246,9 @@ async function main(): Promise<void> {
     live_first_text_p99_ms: fixed(live.firstTextP99Ms),
     live_slack_calls_per_answer: fixed(live.slackCallsPerAnswer, 1),
     live_stream_calls_per_answer: fixed(live.streamCallsPerAnswer, 1),
+    slack_call_cpu_fetch_ms: fixed(slackCall.fetchMs),
+    slack_call_cpu_transport_ms: fixed(slackCall.transportMs),
+    slack_call_cpu_fetch_over_transport: fixed(slackCall.fetchMs / Math.max(slackCall.transportMs, 1e-6), 2),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
       commits_per_cycle_at_most_5: cycle.commitsPerCycle <= 5,
