@@ -3,7 +3,12 @@
  * and types (integers for times, flags and counters; JSON as text), so one mapping serves both.
  */
 
-export { type ApprovalRow, toApproval } from './rows/approval-row.js';
+export {
+  type ApprovalRow,
+  approvalCardsSchema,
+  approvalVotesSchema,
+  toApproval,
+} from './rows/approval-row.js';
 export { type AuditRow, toAuditEvent } from './rows/audit-row.js';
 export { type ConversationRow, toConversation } from './rows/conversation-row.js';
 export { describeGrant, type GrantRow, grantMatchJson, toGrant } from './rows/grant-row.js';

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import type { Approval } from '../records.js';
-import { type ApprovalRow, toApproval } from '../row-mappers.js';
+import { type ApprovalRow, approvalCardsSchema, approvalVotesSchema, toApproval } from '../row-mappers.js';
 import type { CreateApprovalResult, NewApproval } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
 import type { Tx } from './pg-context.js';
@@ -20,11 +19,8 @@ export interface ApprovalRowWithParts extends ApprovalRow {
   cards: unknown;
 }
 
-const votesSchema = z.array(z.string());
-const cardsSchema = z.array(z.object({ channel: z.string(), ts: z.string() }));
-
 export function toPgApproval(row: ApprovalRowWithParts): Approval {
-  return toApproval(row, votesSchema.parse(row.votes), cardsSchema.parse(row.cards));
+  return toApproval(row, approvalVotesSchema.parse(row.votes), approvalCardsSchema.parse(row.cards));
 }
 
 export async function approvalInside(tx: Tx, requestId: string): Promise<Approval> {

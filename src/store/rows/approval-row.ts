@@ -1,6 +1,11 @@
+import { z } from 'zod';
 import type { Approval, ApprovalCard, ApprovalDecision } from '../records.js';
 import { approvalDetailsSchema } from '../rules/edit-arguments.js';
 import { parseJsonColumn } from './parse-json-column.js';
+
+/** An approval's votes and cards as both stores read them: JSON arrays aggregated in the row's query. */
+export const approvalVotesSchema = z.array(z.string());
+export const approvalCardsSchema = z.array(z.object({ channel: z.string(), ts: z.string() }));
 
 export interface ApprovalRow {
   request_id: string;

@@ -1,5 +1,11 @@
 import type { Approval } from '../records.js';
-import { type ApprovalRow, toApproval as approvalOf } from '../row-mappers.js';
+import {
+  type ApprovalRow,
+  approvalCardsSchema,
+  toApproval as approvalOf,
+  approvalVotesSchema,
+} from '../row-mappers.js';
+import { parseJsonColumn } from '../rows/parse-json-column.js';
 import type { CreateApprovalResult, NewApproval } from '../store.js';
 import type { SqliteContext } from './sqlite-context.js';
 
@@ -12,15 +18,22 @@ export function prepareApprovalRows({ db }: SqliteContext) {
   const votesFor = db.prepare<[string], { user_id: string }>(
     'SELECT user_id FROM approval_votes WHERE request_id = ? ORDER BY at, rowid',
   );
-  const cardsOf = db.prepare<[string], { channel: string; ts: string }>(
-    'SELECT channel, ts FROM approval_cards WHERE request_id = ? ORDER BY posted_at, rowid',
+  // One statement for both, as the PostgreSQL store reads them: a request is read several times a cycle.
+  const partsOf = db.prepare<[{ id: string }], { votes: string; cards: string }>(
+    `SELECT
+       (SELECT json_group_array(user_id ORDER BY at, rowid) FROM approval_votes WHERE request_id = @id) AS votes,
+       (SELECT json_group_array(json_object('channel', channel, 'ts', ts) ORDER BY posted_at, rowid)
+          FROM approval_cards WHERE request_id = @id) AS cards`,
   );
-  const toApproval = (row: ApprovalRow): Approval =>
-    approvalOf(
+  const toApproval = (row: ApprovalRow): Approval => {
+    const parts = partsOf.get({ id: row.request_id }) as { votes: string; cards: string };
+    const key = row.request_id;
+    return approvalOf(
       row,
-      votesFor.all(row.request_id).map((v) => v.user_id),
-      cardsOf.all(row.request_id),
+      parseJsonColumn(approvalVotesSchema, parts.votes, { table: 'approval_votes', key }),
+      parseJsonColumn(approvalCardsSchema, parts.cards, { table: 'approval_cards', key }),
     );
+  };
   return { byId, byCall, votesFor, toApproval };
 }
 
