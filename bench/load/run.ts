@@ -169,6 +169,14 @@ async function main(): Promise<void> {
     const acks = sent.mentions.map((mention) =>
       outcomeName(mention.outcome) === 'timeout' ? slackTimeoutMs : mention.ackedAt - mention.sentAt,
     );
+    // Where the slow acks fall: the p99 of the mentions sent in each second of the load.
+    const seconds = Math.ceil(config.seconds);
+    const ackBySecond = Array.from({ length: seconds }, (): number[] => []);
+    for (const [index, mention] of sent.mentions.entries()) {
+      const second = Math.min(seconds - 1, Math.floor((mention.sentAt - sent.startedAt) / 1000));
+      ackBySecond[second]?.push(acks[index] as number);
+    }
+    const ackP99BySecond = ackBySecond.map((samples) => fixed(percentile(samples, 99), 0));
     const healthSince = (from: number, to: number) =>
       watch.health.filter((sample) => sample.at >= from && sample.at < to).map((sample) => sample.ms);
     const idleHealth = healthSince(0, loadStarted);
@@ -194,6 +202,7 @@ async function main(): Promise<void> {
       ),
       ack_p50_ms: fixed(percentile(acks, 50)),
       ack_p99_ms: fixed(percentile(acks, 99)),
+      ack_p99_ms_by_second: ackP99BySecond,
 
       clicks: report.clickAcks.length,
       click_ack_p50_ms: fixed(percentile(report.clickAcks, 50)),
@@ -269,6 +278,7 @@ function printResults(r: Results): void {
       `${r.redeliveries} (${r.mentions_never_acked} still not acked; first deliveries ${JSON.stringify(r.first_deliveries)})`,
     ],
     ['ack p50 / p99 (mentions)', `${r.ack_p50_ms} ms / ${r.ack_p99_ms} ms`],
+    ['ack p99 by second of the load (ms)', (r.ack_p99_ms_by_second as number[]).join(' ')],
     ['ack p50 / p99 (clicks)', `${r.click_ack_p50_ms} ms / ${r.click_ack_p99_ms} ms (${r.clicks} clicks)`],
     ['turns/s while mentions arrive', String(r.turns_per_s)],
     ['turns/s to the last answer', String(r.turns_per_s_to_last_answer)],
