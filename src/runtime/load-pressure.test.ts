@@ -1,7 +1,9 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { TurnOutcome } from '../agent/turn-outcome.js';
 import type { TurnRunner } from '../agent/turn-runner.js';
-import type { Store } from '../store/store.js';
+import type { Turn } from '../store/records.js';
+import type { ClaimedTurn, Store } from '../store/store.js';
 import { type LoadPressure, nextConcurrency } from './load-pressure.js';
 import { silentObserver } from './turn-observer.js';
 import { TurnScheduler } from './turn-scheduler.js';
@@ -20,6 +22,12 @@ describe('nextConcurrency', () => {
     expect(nextConcurrency(32, { lagMs: 0 }, limits)).toBe(32);
   });
 
+  it('doubles in slow start while it keeps up, never above the limit, and still shrinks when it lags', () => {
+    expect(nextConcurrency(2, { lagMs: 0 }, { ...limits, slowStart: true })).toBe(4);
+    expect(nextConcurrency(20, { lagMs: 0 }, { ...limits, slowStart: true })).toBe(32);
+    expect(nextConcurrency(16, { lagMs: 200 }, { ...limits, slowStart: true })).toBe(11);
+  });
+
   it('counts lag as pressure only above the threshold', () => {
     expect(nextConcurrency(10, { lagMs: 50 }, limits)).toBe(11);
     expect(nextConcurrency(10, { lagMs: 51 }, limits)).toBe(7);
@@ -32,28 +40,110 @@ describe('TurnScheduler under load', () => {
     vi.useRealTimers();
   });
 
-  it('lets fewer turns run at once while the process lags, and as many as configured once it keeps up', async () => {
-    vi.useFakeTimers();
-    let lagMs = 400;
-    const pressure: LoadPressure = { lagMs: () => lagMs, busy: () => lagMs > 50, close: () => {} };
+  /** A scheduler whose turns run until `release()`: each held turn is a turn the limit keeps waiting. */
+  function schedulerWithHeldTurns(pressure?: LoadPressure) {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runner = {
+      async runClaimed(claim: ClaimedTurn): Promise<TurnOutcome> {
+        await released;
+        return { type: 'not-claimed', turnId: claim.turn.id, reason: 'held by the test' };
+      },
+    } as unknown as TurnRunner;
+    // Shutdown hands back the held turns that never started; nothing else here reaches the store.
+    const store = { turns: { release: async () => {} } } as unknown as Store;
     const scheduler = new TurnScheduler({
-      store: {} as Store,
-      runner: {} as TurnRunner,
+      store,
+      runner,
       observer: silentObserver,
       logger: pino({ level: 'silent' }),
       maxConcurrentTurns: 32,
       pressure,
     });
-    expect(scheduler.concurrency).toBe(32);
+    const hold = (turns: number) => {
+      for (let i = 0; i < turns; i++) {
+        const turn = { id: `turn-${i}`, conversationId: `conversation-${i}` } as Turn;
+        void scheduler.runClaimed({ turn, fence: {}, mode: 'run' } as unknown as ClaimedTurn);
+      }
+    };
+    const stop = async () => {
+      release();
+      vi.useRealTimers();
+      await scheduler.shutdown(0);
+    };
+    return { scheduler, hold, stop };
+  }
+
+  function gauge(initialLagMs: number) {
+    const state = { lagMs: initialLagMs };
+    const pressure: LoadPressure = {
+      lagMs: () => state.lagMs,
+      busy: () => state.lagMs > 50,
+      close: () => {},
+    };
+    return { state, pressure };
+  }
+
+  it('lets fewer turns run at once while the process lags, and as many as configured once it keeps up', async () => {
+    vi.useFakeTimers();
+    const { state, pressure } = gauge(400);
+    const { scheduler, hold, stop } = schedulerWithHeldTurns(pressure);
+    hold(40);
+    expect(scheduler.concurrency).toBe(2);
 
     await vi.advanceTimersByTimeAsync(2_500);
     expect(scheduler.concurrency).toBe(2);
 
-    lagMs = 0;
+    state.lagMs = 0;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(scheduler.concurrency).toBe(6);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(scheduler.concurrency).toBe(32);
-    await scheduler.shutdown(0);
+    await stop();
+  });
+
+  it('starts at the floor and doubles while turns wait and the loop keeps up, then grows one at a time once it has lagged', async () => {
+    vi.useFakeTimers();
+    const { state, pressure } = gauge(0);
+    const { scheduler, hold, stop } = schedulerWithHeldTurns(pressure);
+    hold(40);
+    expect(scheduler.concurrency).toBe(2);
+
+    await vi.advanceTimersByTimeAsync(750);
+    expect(scheduler.concurrency).toBe(16);
+
+    state.lagMs = 400;
+    await vi.advanceTimersByTimeAsync(250);
+    expect(scheduler.concurrency).toBe(11);
+
+    state.lagMs = 0;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(scheduler.concurrency).toBe(13);
+    await stop();
+  });
+
+  it('does not grow the limit while nothing waits on it', async () => {
+    vi.useFakeTimers();
+    const { pressure } = gauge(0);
+    const { scheduler, hold, stop } = schedulerWithHeldTurns(pressure);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(scheduler.concurrency).toBe(2);
+
+    hold(1);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(scheduler.concurrency).toBe(2);
+
+    hold(40);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(scheduler.concurrency).toBe(32);
+    await stop();
+  });
+
+  it('runs as many turns as configured from the start when no pressure gauge is given', async () => {
+    const { scheduler, stop } = schedulerWithHeldTurns();
+    expect(scheduler.concurrency).toBe(32);
+    await stop();
   });
 });

@@ -51,13 +51,24 @@ export const noPressure: LoadPressure = { lagMs: () => 0, busy: () => false, clo
  * Additive increase, multiplicative decrease, as TCP does with its window: the number of turns allowed
  * to run at once shrinks fast while the loop lags and grows back one at a time when it keeps up. Turns
  * that wait are safe on disk; an acknowledgement that waits is delivered again by Slack.
+ *
+ * As in TCP, the limit grows only while it is what holds turns back (`saturated`), and in `slowStart`
+ * (a process that has not lagged yet) it doubles instead of adding one. A process starts at the floor,
+ * so the first burst it meets, while it is still cold, does not start every allowed turn at once ahead
+ * of the acknowledgements; the limit reaches 32 within a second of the burst if the loop keeps up.
  */
 export function nextConcurrency(
   current: number,
-  observed: { readonly lagMs: number },
-  limits: { readonly min: number; readonly max: number; readonly busyAboveMs?: number },
+  observed: { readonly lagMs: number; readonly saturated?: boolean },
+  limits: {
+    readonly min: number;
+    readonly max: number;
+    readonly busyAboveMs?: number;
+    readonly slowStart?: boolean;
+  },
 ): number {
   const busy = observed.lagMs > (limits.busyAboveMs ?? defaultBusyAboveMs);
-  const next = busy ? Math.floor(current * 0.7) : current + 1;
+  const grown = limits.slowStart ? current * 2 : current + 1;
+  const next = busy ? Math.floor(current * 0.7) : observed.saturated === false ? current : grown;
   return Math.min(limits.max, Math.max(limits.min, next));
 }

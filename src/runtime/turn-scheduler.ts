@@ -40,16 +40,20 @@ export class TurnScheduler {
   constructor(options: TurnSchedulerOptions) {
     this.#options = options;
     const max = options.maxConcurrentTurns ?? 8;
-    this.#global = new PQueue({ concurrency: max });
     const { pressure } = options;
+    const limits = { min: Math.min(max, leastConcurrentTurns), max };
+    this.#global = new PQueue({ concurrency: pressure ? limits.min : max });
     if (pressure) {
-      const limits = { min: Math.min(max, leastConcurrentTurns), max };
+      let slowStart = true;
       this.#adapting = setInterval(() => {
-        this.#global.concurrency = nextConcurrency(
-          this.#global.concurrency,
-          { lagMs: pressure.lagMs() },
-          limits,
+        const queue = this.#global;
+        const saturated = queue.size > 0 || queue.pending >= queue.concurrency;
+        queue.concurrency = nextConcurrency(
+          queue.concurrency,
+          { lagMs: pressure.lagMs(), saturated },
+          { ...limits, slowStart },
         );
+        if (pressure.busy()) slowStart = false;
       }, adaptEveryMs);
       this.#adapting.unref();
     }
