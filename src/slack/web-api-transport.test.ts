@@ -176,6 +176,23 @@ describe('the Web API transport, under the real WebClient', () => {
     await closed;
   });
 
+  it('fails a call whose answer is cut off midway as a request error, with the cause', async () => {
+    answer = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+      response.write('{"ok":true,"ts":"17');
+      setTimeout(() => response.socket?.destroy(), 20);
+    };
+
+    const failure = (await client()
+      .chat.postMessage({ channel: 'C1', text: 'x' })
+      .catch((error: unknown) => error)) as WebAPIRequestError;
+
+    expect(failure.code).toBe('slack_webapi_request_error');
+    expect(failure.original).toBeInstanceOf(TypeError);
+    expect(failure.original.message).toBe('fetch failed');
+    expect(failure.original.cause).toBeInstanceOf(Error);
+  });
+
   it('refuses a redirect instead of following it', async () => {
     answer = (_request, response) => {
       response.writeHead(302, { location: '/elsewhere' });

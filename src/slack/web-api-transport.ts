@@ -24,6 +24,9 @@ export function createWebApiTransport(): WebApiTransport {
     if (!(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array))
       return fetch(input, init);
     const url = typeof input === 'string' || input instanceof URL ? input : input.url;
+    // As fetch fails: with the signal's reason once it has fired, else `TypeError('fetch failed')`.
+    const failed = (error: unknown) =>
+      init.signal?.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: error });
     let answer: Awaited<ReturnType<typeof request>>;
     try {
       answer = await request(url, {
@@ -34,15 +37,20 @@ export function createWebApiTransport(): WebApiTransport {
         dispatcher,
       });
     } catch (error) {
-      if (init.signal?.aborted) throw init.signal.reason;
-      throw new TypeError('fetch failed', { cause: error });
+      throw failed(error);
     }
     const { statusCode, headers } = answer;
     if (statusCode >= 300 && statusCode < 400 && (init.redirect ?? 'follow') !== 'manual') {
       await answer.body.dump();
       throw new TypeError('fetch failed', { cause: new Error(`unexpected redirect (HTTP ${statusCode})`) });
     }
-    const bytes = new Uint8Array(await answer.body.arrayBuffer());
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await answer.body.arrayBuffer());
+    } catch (error) {
+      // Cut off mid-answer: the call may have acted, and the caller is told it failed, as for no answer.
+      throw failed(error);
+    }
     return new ReadResponse(String(url), statusCode, responseHeaders(headers), bytes) as unknown as Response;
   };
   return { fetch: send, close: () => dispatcher.close() };
