@@ -55,7 +55,8 @@ export const noPressure: LoadPressure = { lagMs: () => 0, busy: () => false, clo
  * As in TCP, the limit grows only while it is what holds turns back (`saturated`), and in `slowStart`
  * (a process that has not lagged yet) it doubles instead of adding one. A process starts at the floor,
  * so the first burst it meets, while it is still cold, does not start every allowed turn at once ahead
- * of the acknowledgements; the limit reaches 32 within a second of the burst if the loop keeps up.
+ * of the acknowledgements; doubling every quarter second, it reaches 32 within a second of the burst if
+ * the loop keeps up.
  */
 export function nextConcurrency(
   current: number,

@@ -14,7 +14,8 @@ export interface TurnSchedulerOptions {
   readonly maxConcurrentTurns?: number;
   /**
    * When given, the limit adapts to it: fewer turns run at once while the event loop lags, so Slack's
-   * acknowledgements and clicks keep their three seconds under a burst (the turns wait on disk).
+   * acknowledgements and clicks keep their three seconds under a burst (the turns wait on disk). The
+   * limit then starts at the floor and grows as `nextConcurrency` says.
    */
   readonly pressure?: LoadPressure;
 }
