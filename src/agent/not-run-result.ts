@@ -2,6 +2,15 @@ export const interruptedResult =
   'interrupted: outcome unknown. The process stopped while this tool was running, and it is not safe to ' +
   'run it again automatically. Tell the user, and ask them to check the outcome before retrying.';
 
+/** A call whose tool started in a turn that then failed before the result was saved. */
+export function interruptedByFailure(code: string): string {
+  return (
+    `interrupted: outcome unknown. The turn failed (${code}) after this tool started and before its ` +
+    'result was saved, and it is not safe to run it again automatically. Tell the user, and ask them to ' +
+    'check the outcome before retrying.'
+  );
+}
+
 /**
  * The result of a call that did not run. The first line says what happened, in words fit to pass on to
  * people; what the model should do about it follows on its own line, marked, so that a reply built from

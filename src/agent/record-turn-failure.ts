@@ -4,6 +4,7 @@ import { outboxKeys } from '../outbox/outbox-message.js';
 import type { Turn } from '../store/records.js';
 import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
 import { unansweredCalls } from './agent-loop.js';
+import { interruptedByFailure } from './not-run-result.js';
 import type { TurnOutcome } from './turn-outcome.js';
 
 /**
@@ -55,22 +56,30 @@ export async function recordTurnFailure(
 
 /**
  * A failed turn must not leave tool calls without results: the next turn's model call would be rejected.
- * Calls waiting for a human are never closed this way (invariant 2); a failed turn has none.
+ * Calls waiting for a human are never closed this way (invariant 2); a failed turn has none. A call whose
+ * tool was started (the ledger says so) may have acted: it is closed as interrupted, outcome unknown, as
+ * recovery closes one, so that the model does not take it for a call that never ran and run it again.
  */
 async function closeDanglingCalls(store: Store, turn: Turn, fence: Fence, code: string): Promise<void> {
   // The turn's own messages: only it can have left calls open (one turn runs in a thread at a time).
   for (const call of unansweredCalls(await store.transcript.turnMessages(turn.id))) {
     const approval = await store.approvals.forCall(turn.conversationId, call.id);
     if (approval && approval.decision === null) continue;
+    const ref = { transcriptId: turn.conversationId, toolCallId: call.id };
+    const startedAt = await store.transcript.unfinishedStart(ref);
+    if (startedAt !== undefined)
+      await store.audit.record({
+        actor: 'holdfast',
+        kind: 'tool.interrupted',
+        conversationId: turn.conversationId,
+        data: { tool: call.name, toolCallId: call.id, startedAt },
+      });
     await store.transcript.recordToolResult(
       fence,
-      {
-        conversationId: turn.conversationId,
-        transcriptId: turn.conversationId,
-        turnId: turn.id,
-        toolCallId: call.id,
-      },
-      `Not run: the turn failed before this call ran (${code}).`,
+      { ...ref, conversationId: turn.conversationId, turnId: turn.id },
+      startedAt === undefined
+        ? `Not run: the turn failed before this call ran (${code}).`
+        : interruptedByFailure(code),
     );
   }
 }

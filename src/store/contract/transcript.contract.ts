@@ -109,6 +109,17 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
       });
     });
 
+    it('says when a call was started without a result, and nothing for one never started or finished', async () => {
+      const { store, fence, clock, ref } = await setup();
+      const startedAt = clock.now();
+      await store.transcript.startTool(fence, { ...ref('call_1'), toolName: 'shell', argsHash: 'h' });
+      clock.advance(250);
+      expect(await store.transcript.unfinishedStart(ref('call_1'))).toBe(startedAt);
+      expect(await store.transcript.unfinishedStart(ref('call_2'))).toBeUndefined();
+      await store.transcript.recordToolResult(fence, ref('call_1'), 'done');
+      expect(await store.transcript.unfinishedStart(ref('call_1'))).toBeUndefined();
+    });
+
     it('records the result and finishes the ledger entry together; a second result is ignored', async () => {
       const { store, fence, clock, id, ref, inspect } = await setup();
       const startedAt = clock.now();

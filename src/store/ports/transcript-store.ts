@@ -27,6 +27,11 @@ export interface TranscriptStore {
    * same call is ignored (returns false): the first one stands.
    */
   recordToolResult(fence: Fence, call: ToolCallRef, content: string): Promise<boolean>;
+  /**
+   * When the call's tool was started, if it was and no result was recorded for it: whatever it did is
+   * unknown. Undefined for a call never started, or one whose result is on record.
+   */
+  unfinishedStart(call: Pick<ToolCallRef, 'transcriptId' | 'toolCallId'>): Promise<number | undefined>;
   /** Answer of the turn: its last assistant message without tool calls. */
   finalAnswer(turnId: string): Promise<string | undefined>;
   /**

@@ -102,6 +102,15 @@ export function createPgTranscript(context: PgContext): TranscriptStore {
         );
         return written?.n === 1;
       }),
+    async unfinishedStart(call) {
+      const [row] = await read<{ started_at: number }>(
+        context,
+        `SELECT started_at FROM tool_executions
+         WHERE transcript_id = $1 AND tool_call_id = $2 AND status = 'started'`,
+        [call.transcriptId, call.toolCallId],
+      );
+      return row?.started_at;
+    },
     async finalAnswer(turnId) {
       const [row] = await read<{ content: string | null }>(
         context,

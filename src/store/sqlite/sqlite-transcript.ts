@@ -171,6 +171,10 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     append: async (fence, transcriptId, message) => append(fence, transcriptId, message),
     startTool: async (fence, call) => startTool(fence, call),
     recordToolResult: async (fence, call, content) => recordToolResult(fence, call, content),
+    async unfinishedStart(call) {
+      const entry = translateBusy(() => execution.get(call.transcriptId, call.toolCallId));
+      return entry?.status === 'started' ? entry.started_at : undefined;
+    },
     async turnUsage(turnId) {
       const rows = usage.all(turnId);
       const count = (role: string) => rows.find((row) => row.role === role)?.n ?? 0;
