@@ -1,14 +1,16 @@
-export const interruptedResult =
-  'interrupted: outcome unknown. The process stopped while this tool was running, and it is not safe to ' +
-  'run it again automatically. Tell the user, and ask them to check the outcome before retrying.';
+/** A call whose tool started and whose result never came: it may have acted, so it is not run again. */
+function interrupted(why: string): string {
+  return (
+    `interrupted: outcome unknown. ${why}, and it is not safe to run it again automatically. ` +
+    'Tell the user, and ask them to check the outcome before retrying.'
+  );
+}
+
+export const interruptedResult = interrupted('The process stopped while this tool was running');
 
 /** A call whose tool started in a turn that then failed before the result was saved. */
 export function interruptedByFailure(code: string): string {
-  return (
-    `interrupted: outcome unknown. The turn failed (${code}) after this tool started and before its ` +
-    'result was saved, and it is not safe to run it again automatically. Tell the user, and ask them to ' +
-    'check the outcome before retrying.'
-  );
+  return interrupted(`The turn failed (${code}) after this tool started and before its result was saved`);
 }
 
 /**
