@@ -76,27 +76,27 @@ describe('TurnScheduler under load', () => {
     return { scheduler, hold, stop };
   }
 
-  function gauge(initialLagMs: number) {
-    const state = { lagMs: initialLagMs };
+  /** Held turns under a lag gauge the test sets (`lag.lagMs`), on fake timers. */
+  function adaptingScheduler(initialLagMs: number) {
+    vi.useFakeTimers();
+    const lag = { lagMs: initialLagMs };
     const pressure: LoadPressure = {
-      lagMs: () => state.lagMs,
-      busy: () => state.lagMs > 50,
+      lagMs: () => lag.lagMs,
+      busy: () => lag.lagMs > 50,
       close: () => {},
     };
-    return { state, pressure };
+    return { lag, ...schedulerWithHeldTurns(pressure) };
   }
 
   it('lets fewer turns run at once while the process lags, and as many as configured once it keeps up', async () => {
-    vi.useFakeTimers();
-    const { state, pressure } = gauge(400);
-    const { scheduler, hold, stop } = schedulerWithHeldTurns(pressure);
+    const { lag, scheduler, hold, stop } = adaptingScheduler(400);
     hold(40);
     expect(scheduler.concurrency).toBe(2);
 
     await vi.advanceTimersByTimeAsync(2_500);
     expect(scheduler.concurrency).toBe(2);
 
-    state.lagMs = 0;
+    lag.lagMs = 0;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(scheduler.concurrency).toBe(6);
     await vi.advanceTimersByTimeAsync(10_000);
@@ -105,29 +105,25 @@ describe('TurnScheduler under load', () => {
   });
 
   it('starts at the floor and doubles while turns wait and the loop keeps up, then grows one at a time once it has lagged', async () => {
-    vi.useFakeTimers();
-    const { state, pressure } = gauge(0);
-    const { scheduler, hold, stop } = schedulerWithHeldTurns(pressure);
+    const { lag, scheduler, hold, stop } = adaptingScheduler(0);
     hold(40);
     expect(scheduler.concurrency).toBe(2);
 
     await vi.advanceTimersByTimeAsync(750);
     expect(scheduler.concurrency).toBe(16);
 
-    state.lagMs = 400;
+    lag.lagMs = 400;
     await vi.advanceTimersByTimeAsync(250);
     expect(scheduler.concurrency).toBe(11);
 
-    state.lagMs = 0;
+    lag.lagMs = 0;
     await vi.advanceTimersByTimeAsync(500);
     expect(scheduler.concurrency).toBe(13);
     await stop();
   });
 
   it('does not grow the limit while nothing waits on it', async () => {
-    vi.useFakeTimers();
-    const { pressure } = gauge(0);
-    const { scheduler, hold, stop } = schedulerWithHeldTurns(pressure);
+    const { scheduler, hold, stop } = adaptingScheduler(0);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(scheduler.concurrency).toBe(2);
 
