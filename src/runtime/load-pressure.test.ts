@@ -6,7 +6,7 @@ import type { Turn } from '../store/records.js';
 import type { ClaimedTurn, Store } from '../store/store.js';
 import { type LoadPressure, nextConcurrency } from './load-pressure.js';
 import { silentObserver } from './turn-observer.js';
-import { TurnScheduler } from './turn-scheduler.js';
+import { restartAfterIdleMs, TurnScheduler } from './turn-scheduler.js';
 
 describe('nextConcurrency', () => {
   const limits = { min: 2, max: 32 };
@@ -43,12 +43,18 @@ describe('TurnScheduler under load', () => {
   /** A scheduler whose turns run until `release()`: each held turn is a turn the limit keeps waiting. */
   function schedulerWithHeldTurns(pressure?: LoadPressure) {
     let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    let released: Promise<void>;
+    const holdNext = () => {
+      released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    };
+    holdNext();
+    /** The release each turn waits for: the one current when it was held, not when it starts. */
+    const heldBy = new Map<string, Promise<void>>();
     const runner = {
       async runClaimed(claim: ClaimedTurn): Promise<TurnOutcome> {
-        await released;
+        await heldBy.get(claim.turn.id);
         return { type: 'not-claimed', turnId: claim.turn.id, reason: 'held by the test' };
       },
     } as unknown as TurnRunner;
@@ -62,18 +68,26 @@ describe('TurnScheduler under load', () => {
       maxConcurrentTurns: 32,
       pressure,
     });
+    let held = 0;
     const hold = (turns: number) => {
       for (let i = 0; i < turns; i++) {
-        const turn = { id: `turn-${i}`, conversationId: `conversation-${i}` } as Turn;
+        const turn = { id: `turn-${held}`, conversationId: `conversation-${held}` } as Turn;
+        heldBy.set(turn.id, released);
+        held += 1;
         void scheduler.runClaimed({ turn, fence: {}, mode: 'run' } as unknown as ClaimedTurn);
       }
+    };
+    /** Lets every held turn finish; turns held after this wait again. */
+    const finishHeld = () => {
+      release();
+      holdNext();
     };
     const stop = async () => {
       release();
       vi.useRealTimers();
       await scheduler.shutdown(0);
     };
-    return { scheduler, hold, stop };
+    return { scheduler, hold, finishHeld, stop };
   }
 
   /** Held turns under a lag gauge the test sets (`lag.lagMs`), on fake timers. */
@@ -134,6 +148,28 @@ describe('TurnScheduler under load', () => {
     hold(40);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(scheduler.concurrency).toBe(32);
+    await stop();
+  });
+
+  it('starts over from the floor, in slow start, once nothing has run or waited for a while', async () => {
+    const { lag, scheduler, hold, finishHeld, stop } = adaptingScheduler(0);
+    hold(40);
+    await vi.advanceTimersByTimeAsync(1_000);
+    lag.lagMs = 400;
+    await vi.advanceTimersByTimeAsync(250);
+    lag.lagMs = 0;
+    expect(scheduler.concurrency).toBe(22);
+
+    finishHeld();
+    await vi.advanceTimersByTimeAsync(restartAfterIdleMs - 1_000);
+    expect(scheduler.concurrency).toBe(22);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(scheduler.concurrency).toBe(2);
+
+    // It had lagged before the pause, and still doubles: the slow start is a fresh one.
+    hold(40);
+    await vi.advanceTimersByTimeAsync(750);
+    expect(scheduler.concurrency).toBe(16);
     await stop();
   });
 

@@ -15,7 +15,8 @@ export interface TurnSchedulerOptions {
   /**
    * When given, the limit adapts to it: fewer turns run at once while the event loop lags, so Slack's
    * acknowledgements and clicks keep their three seconds under a burst (the turns wait on disk). The
-   * limit then starts at the floor and grows as `nextConcurrency` says.
+   * limit then starts at the floor, grows as `nextConcurrency` says, and returns to the floor after
+   * `restartAfterIdleMs` with nothing to run.
    */
   readonly pressure?: LoadPressure;
 }
@@ -23,6 +24,8 @@ export interface TurnSchedulerOptions {
 /** Turns that always may run, however far behind the process is: a burst must not stall every thread. */
 const leastConcurrentTurns = 2;
 const adaptEveryMs = 250;
+/** A process with no turn running or waiting this long starts over from the floor. */
+export const restartAfterIdleMs = 30_000;
 
 /**
  * Serialises work per conversation (one p-queue of concurrency 1 each) under a global limit. Queues hold
@@ -46,8 +49,17 @@ export class TurnScheduler {
     this.#global = new PQueue({ concurrency: pressure ? limits.min : max });
     if (pressure) {
       let slowStart = true;
+      let idleWindows = 0;
       this.#adapting = setInterval(() => {
         const queue = this.#global;
+        idleWindows = queue.size === 0 && queue.pending === 0 ? idleWindows + 1 : 0;
+        if (idleWindows * adaptEveryMs >= restartAfterIdleMs) {
+          // As TCP after an idle spell: what the limit learned no longer says what the process can take
+          // now, so the next burst meets the floor and a fresh slow start, not every allowed turn at once.
+          queue.concurrency = limits.min;
+          slowStart = true;
+          return;
+        }
         const saturated = queue.size > 0 || queue.pending >= queue.concurrency;
         queue.concurrency = nextConcurrency(
           queue.concurrency,
