@@ -4,7 +4,8 @@ import { type ApproverReach, copyRecipients } from '../approvals/approver-reach.
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError } from '../outbox/delivery-port.js';
 import type { ApproverCopyOccasion, OutboxEntry, SentPart } from '../outbox/outbox-message.js';
-import type { Approval, Conversation } from '../store/records.js';
+import type { ThreadKey } from '../store/conversation-id.js';
+import type { Approval } from '../store/records.js';
 import { buildApproverCopy, buildDecidedCard, type SlackMessage } from './blocks/index.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { SlackApiError } from './slack-errors.js';
@@ -16,7 +17,7 @@ export interface ApproverCopiesDeps {
   readonly reach: ApproverReach;
   readonly logger: Logger;
   readonly approvalOf: (requestId: string) => Promise<Approval>;
-  readonly conversationOf: (conversationId: string) => Promise<Conversation>;
+  readonly conversationOf: (conversationId: string) => Promise<ThreadKey>;
   /** The delivery's Slack call wrapper: failures become `DeliveryError`s, 429s pause the method. */
   readonly slackCall: <Result>(method: string, work: () => Promise<Result>) => Promise<Result>;
   /** Posts a part once, looking for an earlier attempt's post first when in doubt. */
@@ -41,7 +42,7 @@ const copyPart = z.object({ user: z.string(), channel: z.string() });
 export function createApproverCopies(deps: ApproverCopiesDeps) {
   const { slack, policy, reach, logger } = deps;
 
-  const render = async (approval: Approval, conversation: Conversation, occasion: ApproverCopyOccasion) => {
+  const render = async (approval: Approval, conversation: ThreadKey, occasion: ApproverCopyOccasion) => {
     const threadLink = await slack.permalink(conversation.channelId, conversation.threadTs);
     const view = presentApproval(approval, { policy, channelId: conversation.channelId, threadLink });
     const outcome = outcomeOf(approval);
@@ -103,7 +104,7 @@ export function createApproverCopies(deps: ApproverCopiesDeps) {
     },
 
     /** A copy rewritten to the request's state: pending (a vote counted) or decided. */
-    rewrite: (approval: Approval, conversation: Conversation) => render(approval, conversation, 'request'),
+    rewrite: (approval: Approval, conversation: ThreadKey) => render(approval, conversation, 'request'),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { TurnProgress } from '../agent/turn-progress.js';
+import { threadOf } from '../store/conversation-id.js';
 import type { Turn } from '../store/records.js';
 import type { LiveMessage, Store } from '../store/store.js';
 import { LiveTurnMessage, type LiveTurnTiming } from './live-turn-message.js';
@@ -98,7 +99,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
       live.get(turn.id)?.cancel();
       const message = new LiveTurnMessage({
         turn,
-        conversation: store.conversations.get(turn.conversationId),
+        conversation: threadOf(turn.conversationId),
         timing,
         slack,
         logger,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { TurnProgress } from '../agent/turn-progress.js';
-import type { Conversation, Turn } from '../store/records.js';
+import type { ThreadKey } from '../store/conversation-id.js';
+import type { Turn } from '../store/records.js';
 import type { LiveMessage } from '../store/store.js';
 import { stopTurnActions } from './blocks/stop-button.js';
 import {
@@ -34,7 +35,7 @@ const busyRecheckMs = 250;
 
 export interface LiveTurnMessageOptions {
   readonly turn: Turn;
-  readonly conversation: Promise<Conversation | undefined>;
+  readonly conversation: ThreadKey | undefined;
   readonly timing: LiveTurnTiming;
   readonly slack: SlackPort;
   readonly logger: Logger;
@@ -238,7 +239,7 @@ export class LiveTurnMessage {
 
   async #open(chunks: readonly StreamChunk[]): Promise<Opened> {
     const { slack, timing, turn, logger } = this.#options;
-    const conversation = await this.#options.conversation;
+    const conversation = this.#options.conversation;
     if (!conversation) throw new Error(`no conversation ${turn.conversationId}`);
     const channel = conversation.channelId;
     if (!timing.noStreaming.has(channel)) {

@@ -5,7 +5,8 @@ import type { Policy } from '../approvals/policy.js';
 import { DeliveryError, type DeliveryPort } from '../outbox/delivery-port.js';
 import type { OutboxEntry, SentPart } from '../outbox/outbox-message.js';
 import type { Redact } from '../secrets/index.js';
-import type { Approval, Conversation } from '../store/records.js';
+import { type ThreadKey, threadOf } from '../store/conversation-id.js';
+import type { Approval } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { createApproverCopies } from './approver-copies.js';
 import {
@@ -55,10 +56,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   // A 429 pauses the whole method, not just the row that hit it: the others would only hit it too.
   const pausedUntil = new Map<string, number>();
 
-  const conversationOf = async (conversationId: string): Promise<Conversation> => {
-    const conversation = await store.conversations.get(conversationId);
-    if (!conversation) throw new DeliveryError('conversation_missing', { type: 'undeliverable' });
-    return conversation;
+  const conversationOf = async (conversationId: string): Promise<ThreadKey> => {
+    const thread = threadOf(conversationId);
+    if (!thread) throw new DeliveryError('conversation_unknown', { type: 'undeliverable' });
+    return thread;
   };
   const approvalOf = async (requestId: string): Promise<Approval> => {
     const approval = await store.approvals.get(requestId);
@@ -124,7 +125,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     postOnce,
   });
 
-  const renderCard = (approval: Approval, conversation: Conversation): SlackMessage => {
+  const renderCard = (approval: Approval, conversation: ThreadKey): SlackMessage => {
     const view = presentApproval(approval, { policy, channelId: conversation.channelId });
     const outcome = outcomeOf(approval);
     return outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);

@@ -5,7 +5,8 @@ import type { TurnOutcome } from '../agent/turn-runner.js';
 import { policyDenialLead } from '../approvals/permission-manager.js';
 import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
-import type { Conversation, Turn } from '../store/records.js';
+import { type ThreadKey, threadOf } from '../store/conversation-id.js';
+import type { Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
@@ -59,14 +60,14 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     return Promise.resolve();
   };
 
-  const conversationOf = async (conversationId: string): Promise<Conversation> => {
-    const conversation = await store.conversations.get(conversationId);
-    if (!conversation) throw new Error(`no conversation ${conversationId}`);
-    return conversation;
+  const conversationOf = async (conversationId: string): Promise<ThreadKey> => {
+    const thread = threadOf(conversationId);
+    if (!thread) throw new Error(`${conversationId} names no Slack thread`);
+    return thread;
   };
 
   // Status is decoration: a failed reaction never affects the turn.
-  const react = async (conversation: Conversation, turn: Turn, add: string | undefined, remove: string[]) => {
+  const react = async (conversation: ThreadKey, turn: Turn, add: string | undefined, remove: string[]) => {
     for (const name of remove) {
       await slack
         .removeReaction({ channel: conversation.channelId, ts: turn.triggerTs, name })
@@ -85,7 +86,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
   // In channels as in DMs: Slack shows it in any thread the bot may write to (`chat:write`), and the
   // port stops asking where it is refused.
-  const assistantStatus = async (conversation: Conversation, status: string) => {
+  const assistantStatus = async (conversation: ThreadKey, status: string) => {
     await slack.setAssistantStatus({
       channel: conversation.channelId,
       threadTs: conversation.threadTs,

@@ -1,4 +1,4 @@
-export { conversationId } from './conversation-id.js';
+export { conversationId, type ThreadKey, threadOf } from './conversation-id.js';
 export { latestSchemaVersion, migrations } from './migrations.js';
 export { type OpenDatabaseOptions, openDatabase, type SynchronousMode } from './open-database.js';
 export * from './records.js';
