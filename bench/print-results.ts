@@ -42,6 +42,9 @@ export interface PrintedResults {
   readonly slack_call_cpu_fetch_ms: number;
   readonly slack_call_cpu_transport_ms: number;
   readonly slack_call_cpu_fetch_over_transport: number;
+  readonly model_call_cpu_fetch_ms: number;
+  readonly model_call_cpu_transport_ms: number;
+  readonly model_call_cpu_fetch_over_transport: number;
   readonly targets: Readonly<Record<string, boolean>>;
 }
 
@@ -97,6 +100,10 @@ export function printResults(results: PrintedResults): void {
     [
       'CPU per Slack call: fetch / transport',
       `${results.slack_call_cpu_fetch_ms} ms / ${results.slack_call_cpu_transport_ms} ms (${results.slack_call_cpu_fetch_over_transport}×)`,
+    ],
+    [
+      'CPU per streamed model reply: fetch / transport',
+      `${results.model_call_cpu_fetch_ms} ms / ${results.model_call_cpu_transport_ms} ms (${results.model_call_cpu_fetch_over_transport}×)`,
     ],
   ];
   const width = Math.max(...table.map(([label]) => (label ?? '').length));

@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { newFilePageSize } from '../src/store/open-database.js';
 import { measureBoot } from './boot.js';
+import { measureCallCpu } from './call-cpu.js';
 import { countRoundTrips } from './count-round-trips.js';
 import { buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
 import { measureLiveAnswers } from './live-answer.js';
@@ -20,7 +21,6 @@ import { measureThreadLengths } from './long-thread.js';
 import { fixed, percentile } from './percentile.js';
 import { buildPostgresHarness, measurePostgresRawCommits } from './postgres-cycle.js';
 import { printResults } from './print-results.js';
-import { measureSlackCallCpu } from './slack-call-cpu.js';
 import { measurePinned, measureSuspended } from './waiting-conversations.js';
 import { readWalFrames } from './wal-frames.js';
 
@@ -204,7 +204,9 @@ async function main(): Promise<void> {
   const pinned = measurePinned(parkedConversations);
   pinned.release();
   const live = await measureLiveAnswers(liveAnswers);
-  const slackCall = await measureSlackCallCpu({ calls: slackCalls, rounds: 5 });
+  const calls = await measureCallCpu({ calls: slackCalls, rounds: 5 });
+  const slackCall = calls.slack;
+  const modelCall = calls.model;
 
   // Every commit of the cycle, the outbox's included, counts against its budget.
   const budget = 3 * cycle.commitsPerCycle * raw.p99;
@@ -249,6 +251,9 @@ async function main(): Promise<void> {
     slack_call_cpu_fetch_ms: fixed(slackCall.fetchMs),
     slack_call_cpu_transport_ms: fixed(slackCall.transportMs),
     slack_call_cpu_fetch_over_transport: fixed(slackCall.fetchMs / Math.max(slackCall.transportMs, 1e-6), 2),
+    model_call_cpu_fetch_ms: fixed(modelCall.fetchMs),
+    model_call_cpu_transport_ms: fixed(modelCall.transportMs),
+    model_call_cpu_fetch_over_transport: fixed(modelCall.fetchMs / Math.max(modelCall.transportMs, 1e-6), 2),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
       commits_per_cycle_at_most_5: cycle.commitsPerCycle <= 5,

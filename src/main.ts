@@ -5,6 +5,7 @@ import { emptyPolicy } from './approvals/policy.js';
 import { withEnvironmentApprovers } from './approvals/with-approvers.js';
 import { auditCommand } from './audit/audit-command.js';
 import { type Config, loadConfig } from './config.js';
+import { createHttpTransport } from './http/http-transport.js';
 import type { LocalWorkspace } from './local/start-local-workspace.js';
 import { createOps } from './ops/create-ops.js';
 import { opsRoutes, startOpsServer } from './ops/ops-routes.js';
@@ -17,7 +18,6 @@ import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/cr
 import { createLiveAnswers } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
-import { createWebApiTransport } from './slack/web-api-transport.js';
 import {
   buildModel,
   checkClient,
@@ -51,7 +51,10 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
   const tools = await loadTools(config, overrides.tools);
-  const openai = overrides.model ? undefined : createOpenAIClient(config);
+  // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
+  // the process open, so a start that fails before the closers exist leaves nothing running.
+  const transport = createHttpTransport();
+  const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
   // Every mistake a first install can make is found here, before anything listens or writes, and reported
   // together: one line for each, naming the variable to change.
   const vocabulary = policyVocabulary(tools);
@@ -83,7 +86,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   });
   const store = ops.store;
   const damage = opened.damage;
-  const closers: Array<() => Promise<void> | void> = [() => store.close()];
+  const closers: Array<() => Promise<void> | void> = [() => store.close(), () => transport.close()];
 
   try {
     const model = ops.model(overrides.model ?? buildModel(config, openai, logger));
@@ -107,8 +110,6 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     }
     const mode: ConnectedSlackMode = slackConfig;
 
-    const transport = createWebApiTransport();
-    closers.push(() => transport.close());
     const { client, deliveryClient, intakeClient, slackLogger, identity } = await connectSlack(
       mode,
       logger,

@@ -1,10 +1,10 @@
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors.js';
+import type { HttpTransport } from '../http/http-transport.js';
 import type { Ops } from '../ops/create-ops.js';
 import { boltLogger } from '../slack/bolt-logger.js';
 import type { ConnectedSlackMode } from '../slack/create-bolt-app.js';
-import type { WebApiTransport } from '../slack/web-api-transport.js';
 
 export interface SlackConnection {
   /** For listeners and the thread status: retries with backoff, as Bolt's own client does. */
@@ -30,7 +30,7 @@ export async function connectSlack(
   mode: ConnectedSlackMode,
   logger: Logger,
   ops: Ops,
-  transport: WebApiTransport,
+  transport: HttpTransport,
 ): Promise<SlackConnection> {
   const slackLogger = boltLogger(logger.child({ component: 'slack' }));
   const client = new WebClient(mode.botToken, {

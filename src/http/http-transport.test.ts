@@ -10,7 +10,7 @@ import {
 } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { networkErrorCode } from '../network-failure.js';
-import { createWebApiTransport, type WebApiTransport } from './web-api-transport.js';
+import { createHttpTransport, type HttpTransport } from './http-transport.js';
 
 interface Received {
   readonly method: string;
@@ -27,7 +27,7 @@ describe('the Web API transport, under the real WebClient', () => {
   let answer: Answer;
   let received: Received[];
   let connections: number;
-  let transport: WebApiTransport;
+  let transport: HttpTransport;
 
   beforeEach(async () => {
     received = [];
@@ -51,7 +51,7 @@ describe('the Web API transport, under the real WebClient', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
-    transport = createWebApiTransport();
+    transport = createHttpTransport();
   });
 
   afterEach(async () => {

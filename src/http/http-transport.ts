@@ -1,23 +1,25 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 
-/** The `fetch` the Web API clients send with, and the connection pool behind it, closed at shutdown. */
-export interface WebApiTransport {
+/** The `fetch` holdfast's Slack and model clients send with, and the connection pool behind it. */
+export interface HttpTransport {
   readonly fetch: typeof fetch;
   close(): Promise<void>;
 }
 
 /**
- * HTTP for `WebClient`: undici's `request` behind the `fetch` signature the client takes. Through WHATWG
- * fetch, whose streams and abort plumbing are most of the cost, a Slack call took about 2.7 times the
- * CPU it takes through this (`npm run bench`: 0.48 against 0.18 ms), and an answer makes five or so.
+ * HTTP for the Slack `WebClient`s and the OpenAI client: undici's `request` behind the `fetch` signature
+ * both take. Through WHATWG fetch, whose streams and abort plumbing are most of the cost, a Slack call
+ * took about 2.8 times the CPU it takes through this, and a streamed model reply 1.7 times
+ * (`npm run bench`); an answer makes five or so of the first and one or two of the second.
  *
- * What the client relies on is kept: an `AbortSignal` ends the call with the signal's reason, a failure
- * to connect is fetch's `TypeError('fetch failed')` with the socket's error as its cause, and a redirect
- * is refused (`WebClient` asks for `redirect: 'error'`, and the Web API never redirects). The answer is
- * read whole and handed back with the parts of a `Response` that read it. A body that is not text or
- * bytes (a file upload's multipart form) goes to fetch, which encodes it.
+ * What the clients rely on is kept: an `AbortSignal` ends the call with the signal's reason, a failure
+ * to connect or an answer cut off is fetch's `TypeError('fetch failed')` with the socket's error as its
+ * cause, and a redirect is refused (`WebClient` asks for `redirect: 'error'`; neither API redirects). An
+ * answer is read whole and handed back with the parts of a `Response` that read it, except a stream of
+ * server-sent events (a model reply), whose body is read as it arrives. A request body that is not text
+ * or bytes (a file upload's multipart form) goes to fetch, which encodes it.
  */
-export function createWebApiTransport(): WebApiTransport {
+export function createHttpTransport(): HttpTransport {
   const dispatcher = new Agent({ keepAliveTimeout: 30_000 });
   const send: typeof fetch = async (input, init = {}) => {
     const body = init.body;
@@ -43,6 +45,16 @@ export function createWebApiTransport(): WebApiTransport {
     if (statusCode >= 300 && statusCode < 400 && (init.redirect ?? 'follow') !== 'manual') {
       await answer.body.dump();
       throw new TypeError('fetch failed', { cause: new Error(`unexpected redirect (HTTP ${statusCode})`) });
+    }
+    if (String(headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      const streamed = new StreamedResponse(
+        String(url),
+        statusCode,
+        responseHeaders(headers),
+        answer.body,
+        failed,
+      );
+      return streamed as unknown as Response;
     }
     let bytes: Uint8Array;
     try {
@@ -96,6 +108,60 @@ class ReadResponse {
 
   clone(): ReadResponse {
     return new ReadResponse(this.url, this.status, new Headers(this.headers), this.bytes);
+  }
+}
+
+/**
+ * A stream of server-sent events, read as it arrives. Its `body` is what the OpenAI client iterates (it
+ * takes anything async-iterable there): the socket's chunks, with a cut mid-stream failing as fetch's
+ * would, and an early end (`return`, as the client does when it stops reading) closing the socket.
+ */
+class StreamedResponse {
+  readonly ok: boolean;
+  readonly statusText = '';
+  readonly redirected = false;
+  readonly type = 'basic';
+  bodyUsed = false;
+  readonly body: AsyncIterable<Uint8Array>;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly headers: Headers,
+    private readonly stream: Dispatcher.ResponseData['body'],
+    private readonly failed: (error: unknown) => unknown,
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.body = { [Symbol.asyncIterator]: () => this.#chunks() };
+  }
+
+  #chunks(): AsyncIterator<Uint8Array> {
+    this.bodyUsed = true;
+    const chunks = this.stream[Symbol.asyncIterator]();
+    return {
+      next: () =>
+        chunks.next().catch((error: unknown) => {
+          throw this.failed(error);
+        }),
+      return: async () => {
+        // Also before the first chunk, when an iterator's own `return` would leave the socket open.
+        this.stream.destroy();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  async text(): Promise<string> {
+    this.bodyUsed = true;
+    try {
+      return await this.stream.text();
+    } catch (error) {
+      throw this.failed(error);
+    }
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
   }
 }
 
