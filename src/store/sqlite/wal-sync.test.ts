@@ -25,6 +25,13 @@ function holdSyncs() {
         done(error ?? null);
       }
     },
+    /** Lets only the sync begun last finish. */
+    releaseLast() {
+      const last = held.pop();
+      if (!last) throw new Error('no sync is held');
+      fs.fdatasyncSync(last.fd);
+      last.done(null);
+    },
   };
 }
 
@@ -73,22 +80,31 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     expect((await write).type).toBe('enqueued');
   });
 
-  it('lets commits that land during a sync share the next one', async () => {
+  it('starts a second sync for a commit that lands during one; later commits share the next', async () => {
     const { store } = open();
     const syncs = holdSyncs();
 
     const first = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
     const second = store.turns.enqueue(newTurn(thread('1700.2'), 'turn-2'));
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(2));
     const third = store.turns.enqueue(newTurn(thread('1700.3'), 'turn-3'));
-    const later = [settled(second), settled(third)];
+    const fourth = store.turns.enqueue(newTurn(thread('1700.4'), 'turn-4'));
+    const done = [first, second, third, fourth].map(settled);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Two run at once at most: the third and fourth commits wait, together.
+    expect(syncs.held).toHaveLength(2);
+    expect(done.map((isDone) => isDone())).toEqual([false, false, false, false]);
+
+    // The later sync began after the first two commits: its end releases both, whatever the first does.
+    syncs.releaseLast();
+    await Promise.all([first, second]);
+    expect(done.map((isDone) => isDone())).toEqual([true, true, false, false]);
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(2));
+
     syncs.release();
-    await first;
-    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
-    expect(later.map((done) => done())).toEqual([false, false]);
-    syncs.release();
-    await Promise.all([second, third]);
-    expect(syncs.spy).toHaveBeenCalledTimes(2);
+    await Promise.all([third, fourth]);
+    expect(syncs.spy).toHaveBeenCalledTimes(3);
   });
 
   it('reports a write whose sync failed as failed, and writes nothing more, though the disk syncs again', async () => {

@@ -3,9 +3,14 @@ import type Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../store-errors.js';
 
 interface Waiter {
+  /** How many commits had asked for a sync when this one did: syncs begun after that cover it. */
+  readonly asked: number;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
+
+/** Syncs running at once, at most: the second spares a write that lands mid-sync from waiting it out. */
+const syncsAtOnce = 2;
 
 /**
  * `synchronous=FULL` without blocking the event loop. SQLite's FULL fsyncs the WAL inside COMMIT, on the
@@ -14,8 +19,12 @@ interface Waiter {
  * `synchronous=NORMAL` (the WAL is written, not yet synced) and this fsyncs the WAL file on libuv's
  * thread pool; a write's promise resolves only once a sync that began after its commit has finished. So
  * nothing a caller does with a write's result (acknowledge Slack, run a tool, post a card) happens
- * before that write is on disk: the guarantee FULL gives. Commits that land while a sync is running
- * share the next one (group commit across the fsync).
+ * before that write is on disk: the guarantee FULL gives.
+ *
+ * A commit that lands while a sync runs starts a second at once rather than waiting for the first to end
+ * (under load that wait, and the trip through the event loop after it, was most of an acknowledgement's
+ * delay); beyond two, commits wait and share the next one (group commit across the fsync). Whichever
+ * sync ends first releases every write committed before it began.
  *
  * fsync applies to the file, not to the descriptor that wrote it, so one descriptor opened here covers
  * SQLite's writes, and those of any other process on the same WAL.
@@ -28,7 +37,10 @@ interface Waiter {
 export class WalSync {
   readonly #walFile: string;
   #fd: number | undefined;
-  #syncing = false;
+  #running = 0;
+  #asked = 0;
+  /** What the sync begun last covers: waiters up to it need no sync of their own. */
+  #covered = 0;
   #waiting: Waiter[] = [];
   #closed = false;
   #failure: StoreUnavailableError | undefined;
@@ -47,8 +59,9 @@ export class WalSync {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ resolve, reject });
-      if (!this.#syncing) this.#start();
+      this.#asked += 1;
+      this.#waiting.push({ asked: this.#asked, resolve, reject });
+      if (this.#running < syncsAtOnce) this.#start();
     });
   }
 
@@ -71,33 +84,43 @@ export class WalSync {
   }
 
   #start(): void {
-    const batch = this.#waiting;
-    this.#waiting = [];
     let fd: number | undefined;
     try {
       fd = this.#open();
     } catch (error) {
-      for (const waiter of batch) waiter.reject(syncFailed(error));
+      this.#settle(this.#asked, syncFailed(error));
       return;
     }
     if (fd === undefined) {
-      for (const waiter of batch) waiter.resolve();
+      this.#settle(this.#asked);
       return;
     }
-    this.#syncing = true;
+    const covers = this.#asked;
+    this.#covered = covers;
+    this.#running += 1;
     fs.fdatasync(fd, (error) => {
-      this.#syncing = false;
+      this.#running -= 1;
       // Closed meanwhile: the final synchronous sync covered these writes.
       if (error && !this.#closed) this.#failure ??= syncFailed(error);
-      const failure = this.#failure;
-      if (failure) {
-        // Final: those waiting for the next sync fail with this one, and none is started.
-        for (const waiter of [...batch, ...this.#waiting.splice(0)]) waiter.reject(failure);
+      if (this.#failure) {
+        // Final: everyone waiting fails with it, and no sync is started again.
+        this.#settle(Number.POSITIVE_INFINITY, this.#failure);
         return;
       }
-      for (const waiter of batch) waiter.resolve();
-      if (this.#waiting.length > 0) this.#start();
+      this.#settle(covers);
+      if (this.#asked > this.#covered && this.#running < syncsAtOnce) this.#start();
     });
+  }
+
+  /** Releases the writes committed before a sync that covered `asked` began (or fails them). */
+  #settle(asked: number, failure?: unknown): void {
+    const settled = this.#waiting.filter((waiter) => waiter.asked <= asked);
+    if (settled.length === 0) return;
+    this.#waiting = this.#waiting.filter((waiter) => waiter.asked > asked);
+    for (const waiter of settled) {
+      if (failure === undefined) waiter.resolve();
+      else waiter.reject(failure);
+    }
   }
 
   #open(): number | undefined {
