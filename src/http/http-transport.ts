@@ -68,11 +68,8 @@ export function createHttpTransport(): HttpTransport {
   return { fetch: send, close: () => dispatcher.close() };
 }
 
-/**
- * An answer already read to the end. A WHATWG `Response` would wrap these bytes in a stream again, which
- * cost as much CPU as the request itself; the stream is made only if something asks for `body`.
- */
-class ReadResponse {
+/** What both kinds of answer share with a `Response`: the status line, the headers, and `json()`. */
+abstract class TransportResponse {
   readonly ok: boolean;
   readonly statusText = '';
   readonly redirected = false;
@@ -83,9 +80,29 @@ class ReadResponse {
     readonly url: string,
     readonly status: number,
     readonly headers: Headers,
-    private readonly bytes: Uint8Array,
   ) {
     this.ok = status >= 200 && status < 300;
+  }
+
+  abstract text(): Promise<string>;
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+}
+
+/**
+ * An answer already read to the end. A WHATWG `Response` would wrap these bytes in a stream again, which
+ * cost as much CPU as the request itself; the stream is made only if something asks for `body`.
+ */
+class ReadResponse extends TransportResponse {
+  constructor(
+    url: string,
+    status: number,
+    headers: Headers,
+    private readonly bytes: Uint8Array,
+  ) {
+    super(url, status, headers);
   }
 
   get body(): ReadableStream<Uint8Array> {
@@ -102,10 +119,6 @@ class ReadResponse {
     return utf8.decode(this.bytes);
   }
 
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
-  }
-
   clone(): ReadResponse {
     return new ReadResponse(this.url, this.status, new Headers(this.headers), this.bytes);
   }
@@ -116,22 +129,17 @@ class ReadResponse {
  * takes anything async-iterable there): the socket's chunks, with a cut mid-stream failing as fetch's
  * would, and an early end (`return`, as the client does when it stops reading) closing the socket.
  */
-class StreamedResponse {
-  readonly ok: boolean;
-  readonly statusText = '';
-  readonly redirected = false;
-  readonly type = 'basic';
-  bodyUsed = false;
+class StreamedResponse extends TransportResponse {
   readonly body: AsyncIterable<Uint8Array>;
 
   constructor(
-    readonly url: string,
-    readonly status: number,
-    readonly headers: Headers,
+    url: string,
+    status: number,
+    headers: Headers,
     private readonly stream: Dispatcher.ResponseData['body'],
     private readonly failed: (error: unknown) => unknown,
   ) {
-    this.ok = status >= 200 && status < 300;
+    super(url, status, headers);
     this.body = { [Symbol.asyncIterator]: () => this.#chunks() };
   }
 
@@ -158,10 +166,6 @@ class StreamedResponse {
     } catch (error) {
       throw this.failed(error);
     }
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
   }
 }
 
