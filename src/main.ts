@@ -17,6 +17,7 @@ import { attachSlack } from './slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from './slack/create-bolt-app.js';
 import { createLiveAnswers } from './slack/live-answers.js';
 import { createSlackDelivery } from './slack/slack-delivery.js';
+import { createSlackLookups } from './slack/slack-lookups.js';
 import { createSlackWebApi } from './slack/slack-web-api.js';
 import {
   buildModel,
@@ -120,11 +121,15 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const endpoints = ops.endpoints(() => deliveryClient.auth.test());
     const app = createBoltApp({ mode, logger, boltLogger: slackLogger, now, routes: opsRoutes(endpoints) });
 
+    // A person's name, a DM channel or a message's link is asked of Slack once per process, whichever
+    // port wants it first.
+    const lookups = createSlackLookups();
     const slack = createSlackWebApi({
       client,
       logger: logger.child({ component: 'slack-api' }),
       redact,
       onError: ops.slackError,
+      lookups,
     });
     // Shared by the thread status (which opens live messages) and delivery (whose answers replace them).
     const processIdentity = overrides.identity ?? createProcessIdentity();
@@ -147,6 +152,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         logger: logger.child({ component: 'slack-delivery' }),
         redact,
         onError: ops.slackError,
+        lookups,
       }),
       store,
       policy,
@@ -191,6 +197,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         logger: logger.child({ component: 'slack-intake' }),
         redact,
         onError: ops.slackError,
+        lookups,
       }),
       directory: slack,
       botUserId: identity.userId,

@@ -7,6 +7,7 @@ import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/inde
 import { createConversationMembers } from './conversation-members.js';
 import { createFindDelivery, deliveryEventType } from './find-delivery.js';
 import { SlackApiError } from './slack-errors.js';
+import { createSlackLookups, type SlackLookups } from './slack-lookups.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
 import { createSlackStreams } from './slack-streams.js';
 import { toSlackApiError } from './to-slack-api-error.js';
@@ -17,8 +18,10 @@ export { toSlackApiError } from './to-slack-api-error.js';
 export interface SlackWebApiOptions {
   readonly client: WebClient;
   readonly logger: Logger;
-  /** How long user names and group memberships are trusted. */
+  /** How long user names and group memberships are trusted (when the port keeps its own lookups). */
   readonly cacheTtlMs?: number;
+  /** Names, groups, DM channels and links, shared with the process's other ports (see `SlackLookups`). */
+  readonly lookups?: SlackLookups;
   /** How long channel member lists are trusted (they decide who sees which records). */
   readonly membersTtlMs?: number;
   /**
@@ -62,40 +65,12 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   // secret it replaces could push a section past them and get the whole message refused.
   const redactWith = options.redact ?? redactKnownPatterns;
   const redact = (text: string) => redactWith(text, { compact: true });
-  const ttl = options.cacheTtlMs ?? 10 * 60_000;
-  // Lookups of one person at the same moment share one call; a failure is not remembered.
-  const names = new LRUCache<string, { name: string | undefined }>({
-    max: 5_000,
-    ttl,
-    fetchMethod: async (userId) => {
-      const { user } = userResponse.parse(
-        await call('users.info', () => client.users.info({ user: userId })),
-      );
-      return { name: user.profile?.display_name || user.real_name || user.profile?.real_name || user.name };
-    },
-  });
-  const groups = new LRUCache<string, readonly string[]>({ max: 500, ttl });
-  // A message's link never changes, and every copy of a request and each rewrite of it links the same
-  // thread: Slack is asked once per message (chat.getPermalink is rate-limited too).
-  const permalinks = new LRUCache<string, string, { channel: string; ts: string }>({
-    max: 5_000,
-    fetchMethod: async (_key, _stale, { context }) => {
-      const result = await call('chat.getPermalink', () =>
-        client.chat.getPermalink({ channel: context.channel, message_ts: context.ts }),
-      );
-      return permalinkResponse.parse(result).permalink;
-    },
-  });
-  // The DM between the bot and a person is fixed for good, and conversations.open is rate-limited
-  // (Tier 3): every copy after the first goes to the channel already opened. Concurrent opens for one
-  // person share one call; a failure is not remembered.
-  const directChannels = new LRUCache<string, string>({
-    max: 5_000,
-    fetchMethod: async (userId) => {
-      const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
-      return openResponse.parse(result).channel.id;
-    },
-  });
+  const { names, groups, directChannels, permalinks } =
+    options.lookups ?? createSlackLookups({ cacheTtlMs: options.cacheTtlMs });
+  const lookUpName = async (userId: string) => {
+    const { user } = userResponse.parse(await call('users.info', () => client.users.info({ user: userId })));
+    return { name: user.profile?.display_name || user.real_name || user.profile?.real_name || user.name };
+  };
   // The status line is decoration: where Slack refuses it, it is not asked again. A token that lacks the
   // scope is refused everywhere; otherwise one conversation (a channel of a kind Slack does not allow it
   // in) is refused, and the others keep theirs.
@@ -180,20 +155,22 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
     async userName(userId) {
       try {
-        return (await names.fetch(userId))?.name;
+        return (await names.fetch(userId, { context: () => lookUpName(userId) }))?.name;
       } catch (error) {
         logger.debug({ err: error, userId }, 'users.info failed; showing the raw id');
         return undefined;
       }
     },
     async groupMembers(groupId) {
-      const cached = groups.get(groupId);
-      if (cached) return cached;
-      const result = await call('usergroups.users.list', () =>
-        client.usergroups.users.list({ usergroup: groupId }),
-      );
-      const users = groupResponse.parse(result).users;
-      groups.set(groupId, users);
+      const users = await groups.fetch(groupId, {
+        context: async () => {
+          const result = await call('usergroups.users.list', () =>
+            client.usergroups.users.list({ usergroup: groupId }),
+          );
+          return groupResponse.parse(result).users;
+        },
+      });
+      if (users === undefined) throw new Error(`usergroups.users.list gave no members for ${groupId}`);
       return users;
     },
     async publishHome(userId, view: HomeView) {
@@ -228,14 +205,26 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
     findDelivery: createFindDelivery({ client, call }),
     async openDirectMessage(userId) {
-      const channel = await directChannels.fetch(userId);
+      const channel = await directChannels.fetch(userId, {
+        context: async () => {
+          const result = await call('conversations.open', () => client.conversations.open({ users: userId }));
+          return openResponse.parse(result).channel.id;
+        },
+      });
       if (channel === undefined) throw new Error(`conversations.open gave no channel for ${userId}`);
       return channel;
     },
     ...createSlackStreams({ client, call, redact, blocks }),
     async permalink(channel, ts) {
       try {
-        return await permalinks.fetch(`${channel} ${ts}`, { context: { channel, ts } });
+        return await permalinks.fetch(`${channel} ${ts}`, {
+          context: async () => {
+            const result = await call('chat.getPermalink', () =>
+              client.chat.getPermalink({ channel, message_ts: ts }),
+            );
+            return permalinkResponse.parse(result).permalink;
+          },
+        });
       } catch (error) {
         logger.debug({ err: error }, 'chat.getPermalink failed');
         return undefined;

@@ -44,4 +44,18 @@ describe('mentions in an answer', () => {
     expect(shown).not.toContain(`<@${people.bob}>`);
     expect(model.calls[0]?.messages.at(-1)).toEqual({ role: 'user', content: '@alice: restart the api' });
   });
+
+  it('asks Slack for a name once per process, though the mention and its answer both need it', async () => {
+    const model = new ScriptedChatModel([reply.text('done'), reply.text('done again')]);
+    const slack = await startSlackHarness({ model });
+
+    // The name is read before the ack (to show the model who asks) and again for the answer's pings.
+    for (const text of ['restart the api', 'and the worker']) {
+      const threadTs = await slack.mention(text);
+      await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === threadTs);
+    }
+    await slack.settle();
+
+    expect(slack.api.callsTo('users.info').map((call) => call.params.user)).toEqual([people.alice]);
+  });
 });
