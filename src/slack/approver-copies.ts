@@ -17,7 +17,8 @@ export interface ApproverCopiesDeps {
   readonly reach: ApproverReach;
   readonly logger: Logger;
   readonly approvalOf: (requestId: string) => Promise<Approval>;
-  readonly conversationOf: (conversationId: string) => Promise<ThreadKey>;
+  /** Where the request's thread is (undeliverable if the id names none). */
+  readonly threadAt: (conversationId: string) => ThreadKey;
   /** The delivery's Slack call wrapper: failures become `DeliveryError`s, 429s pause the method. */
   readonly slackCall: <Result>(method: string, work: () => Promise<Result>) => Promise<Result>;
   /** Posts a part once, looking for an earlier attempt's post first when in doubt. */
@@ -42,9 +43,9 @@ const copyPart = z.object({ user: z.string(), channel: z.string() });
 export function createApproverCopies(deps: ApproverCopiesDeps) {
   const { slack, policy, reach, logger } = deps;
 
-  const render = async (approval: Approval, conversation: ThreadKey, occasion: ApproverCopyOccasion) => {
-    const threadLink = await slack.permalink(conversation.channelId, conversation.threadTs);
-    const view = presentApproval(approval, { policy, channelId: conversation.channelId, threadLink });
+  const render = async (approval: Approval, thread: ThreadKey, occasion: ApproverCopyOccasion) => {
+    const threadLink = await slack.permalink(thread.channelId, thread.threadTs);
+    const view = presentApproval(approval, { policy, channelId: thread.channelId, threadLink });
     const outcome = outcomeOf(approval);
     return outcome ? buildDecidedCard(view, outcome) : buildApproverCopy(view, occasion);
   };
@@ -86,10 +87,8 @@ export function createApproverCopies(deps: ApproverCopiesDeps) {
       part: { index: number; content: string; inDoubt: boolean },
     ): Promise<SentPart> {
       const { user, channel } = copyPart.parse(JSON.parse(part.content));
-      const [approval, conversation] = await Promise.all([
-        deps.approvalOf(message.requestId),
-        deps.conversationOf(entry.conversationId),
-      ]);
+      const thread = deps.threadAt(entry.conversationId);
+      const approval = await deps.approvalOf(message.requestId);
       return deps.postOnce(
         entry,
         part.index,
@@ -98,13 +97,13 @@ export function createApproverCopies(deps: ApproverCopiesDeps) {
         part.inDoubt || entry.inDoubt,
         // Slack ts values are seconds; a minute of slack covers clock skew between us and Slack.
         { channel, oldest: String(Math.floor((entry.createdAt - 60_000) / 1_000)) },
-        await render(approval, conversation, message.occasion),
+        await render(approval, thread, message.occasion),
         `${entry.key}#${user}`,
       );
     },
 
     /** A copy rewritten to the request's state: pending (a vote counted) or decided. */
-    rewrite: (approval: Approval, conversation: ThreadKey) => render(approval, conversation, 'request'),
+    rewrite: (approval: Approval, thread: ThreadKey) => render(approval, thread, 'request'),
   };
 }
 

@@ -99,7 +99,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
       live.get(turn.id)?.cancel();
       const message = new LiveTurnMessage({
         turn,
-        conversation: threadOf(turn.conversationId),
+        thread: threadOf(turn.conversationId),
         timing,
         slack,
         logger,

@@ -35,7 +35,8 @@ const busyRecheckMs = 250;
 
 export interface LiveTurnMessageOptions {
   readonly turn: Turn;
-  readonly conversation: ThreadKey | undefined;
+  /** The turn's thread; undefined when its conversation id names none (the message then never opens). */
+  readonly thread: ThreadKey | undefined;
   readonly timing: LiveTurnTiming;
   readonly slack: SlackPort;
   readonly logger: Logger;
@@ -239,16 +240,16 @@ export class LiveTurnMessage {
 
   async #open(chunks: readonly StreamChunk[]): Promise<Opened> {
     const { slack, timing, turn, logger } = this.#options;
-    const conversation = this.#options.conversation;
-    if (!conversation) throw new Error(`no conversation ${turn.conversationId}`);
-    const channel = conversation.channelId;
+    const { thread } = this.#options;
+    if (!thread) throw new Error(`${turn.conversationId} names no Slack thread`);
+    const channel = thread.channelId;
     if (!timing.noStreaming.has(channel)) {
       try {
         const started = await slack.startStream({
           channel,
-          threadTs: conversation.threadTs,
+          threadTs: thread.threadTs,
           recipientUserId: turn.requestedBy,
-          recipientTeamId: conversation.teamId,
+          recipientTeamId: thread.teamId,
           chunks: [...chunks, { type: 'blocks', blocks: [stopTurnActions(turn.id)] }],
         });
         return { channel: started.channel, ts: started.ts, kind: 'stream' };
@@ -264,7 +265,7 @@ export class LiveTurnMessage {
     }
     const posted = await slack.postMessage({
       channel,
-      threadTs: conversation.threadTs,
+      threadTs: thread.threadTs,
       text: this.rendered(),
     });
     return { channel: posted.channel, ts: posted.ts, kind: 'message' };

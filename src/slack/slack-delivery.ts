@@ -56,7 +56,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   // A 429 pauses the whole method, not just the row that hit it: the others would only hit it too.
   const pausedUntil = new Map<string, number>();
 
-  const conversationOf = async (conversationId: string): Promise<ThreadKey> => {
+  const threadAt = (conversationId: string): ThreadKey => {
     const thread = threadOf(conversationId);
     if (!thread) throw new DeliveryError('conversation_unknown', { type: 'undeliverable' });
     return thread;
@@ -120,13 +120,13 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     reach: deps.reach ?? noReach,
     logger: deps.logger,
     approvalOf,
-    conversationOf,
+    threadAt,
     slackCall,
     postOnce,
   });
 
-  const renderCard = (approval: Approval, conversation: ThreadKey): SlackMessage => {
-    const view = presentApproval(approval, { policy, channelId: conversation.channelId });
+  const renderCard = (approval: Approval, thread: ThreadKey): SlackMessage => {
+    const view = presentApproval(approval, { policy, channelId: thread.channelId });
     const outcome = outcomeOf(approval);
     return outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);
   };
@@ -164,29 +164,25 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
       const message = entry.message;
       switch (message.type) {
         case 'approval-card': {
-          const [approval, conversation] = await Promise.all([
-            approvalOf(message.requestId),
-            conversationOf(entry.conversationId),
-          ]);
+          const thread = threadAt(entry.conversationId);
+          const approval = await approvalOf(message.requestId);
           return postOnce(
             entry,
             part.index,
             part.inDoubt,
-            { channel: conversation.channelId, threadTs: conversation.threadTs },
-            renderCard(approval, conversation),
+            { channel: thread.channelId, threadTs: thread.threadTs },
+            renderCard(approval, thread),
           );
         }
         case 'card-update': {
           const card = cardPart.parse(JSON.parse(part.content));
-          const [approval, conversation] = await Promise.all([
-            approvalOf(message.requestId),
-            conversationOf(entry.conversationId),
-          ]);
+          const thread = threadAt(entry.conversationId);
+          const approval = await approvalOf(message.requestId);
           // A card outside the request's channel is a copy in someone's DM: it keeps reading as one.
           const rendered =
-            card.channel === conversation.channelId
-              ? renderCard(approval, conversation)
-              : await copies.rewrite(approval, conversation);
+            card.channel === thread.channelId
+              ? renderCard(approval, thread)
+              : await copies.rewrite(approval, thread);
           try {
             // Rewriting is idempotent: a card rewritten twice shows the same state.
             await slackCall('chat.update', () =>
@@ -201,7 +197,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
         case 'approver-copy':
           return copies.send(entry, message, part);
         case 'answer': {
-          const conversation = await conversationOf(entry.conversationId);
+          const thread = threadAt(entry.conversationId);
           if (part.index === 0) {
             const replaced = await replaceLive(
               entry,
@@ -214,12 +210,12 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
             entry,
             part.index,
             part.inDoubt,
-            { channel: conversation.channelId, threadTs: conversation.threadTs },
+            { channel: thread.channelId, threadTs: thread.threadTs },
             answerMessage(answerPart.parse(JSON.parse(part.content))),
           );
         }
         case 'turn-notice': {
-          const conversation = await conversationOf(entry.conversationId);
+          const thread = threadAt(entry.conversationId);
           const notice =
             message.notice.type === 'stopped'
               ? stoppedNotice(message.notice.by)
@@ -230,7 +226,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
             entry,
             part.index,
             part.inDoubt,
-            { channel: conversation.channelId, threadTs: conversation.threadTs },
+            { channel: thread.channelId, threadTs: thread.threadTs },
             notice,
           );
         }

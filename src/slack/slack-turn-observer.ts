@@ -60,24 +60,24 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     return Promise.resolve();
   };
 
-  const conversationOf = async (conversationId: string): Promise<ThreadKey> => {
+  const threadAt = (conversationId: string): ThreadKey => {
     const thread = threadOf(conversationId);
     if (!thread) throw new Error(`${conversationId} names no Slack thread`);
     return thread;
   };
 
   // Status is decoration: a failed reaction never affects the turn.
-  const react = async (conversation: ThreadKey, turn: Turn, add: string | undefined, remove: string[]) => {
+  const react = async (thread: ThreadKey, turn: Turn, add: string | undefined, remove: string[]) => {
     for (const name of remove) {
       await slack
-        .removeReaction({ channel: conversation.channelId, ts: turn.triggerTs, name })
+        .removeReaction({ channel: thread.channelId, ts: turn.triggerTs, name })
         .catch((error: unknown) => {
           logger.debug({ err: error, name }, 'could not remove status reaction');
         });
     }
     if (add) {
       await slack
-        .addReaction({ channel: conversation.channelId, ts: turn.triggerTs, name: add })
+        .addReaction({ channel: thread.channelId, ts: turn.triggerTs, name: add })
         .catch((error: unknown) => {
           logger.debug({ err: error, name: add }, 'could not add status reaction');
         });
@@ -86,10 +86,10 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
   // In channels as in DMs: Slack shows it in any thread the bot may write to (`chat:write`), and the
   // port stops asking where it is refused.
-  const assistantStatus = async (conversation: ThreadKey, status: string) => {
+  const assistantStatus = async (thread: ThreadKey, status: string) => {
     await slack.setAssistantStatus({
-      channel: conversation.channelId,
-      threadTs: conversation.threadTs,
+      channel: thread.channelId,
+      threadTs: thread.threadTs,
       status,
     });
   };
@@ -120,10 +120,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         void later(turn.conversationId, async () => {
           try {
             if (await stillWorking())
-              await assistantStatus(
-                await conversationOf(turn.conversationId),
-                assistantStatusText('working'),
-              );
+              await assistantStatus(threadAt(turn.conversationId), assistantStatusText('working'));
           } finally {
             state.statusUnsent -= 1;
           }
@@ -138,7 +135,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         }
         state.shown = true;
         void later(turn.conversationId, async () => {
-          await react(await conversationOf(turn.conversationId), turn, statusReactions.working, []);
+          await react(threadAt(turn.conversationId), turn, statusReactions.working, []);
         });
       };
       // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
@@ -159,7 +156,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       // A decision resumed it: the hand goes at once, whatever happens next.
       if (turn.status !== 'awaiting_approval') return Promise.resolve();
       return later(turn.conversationId, async () => {
-        await react(await conversationOf(turn.conversationId), turn, undefined, [statusReactions.awaiting]);
+        await react(threadAt(turn.conversationId), turn, undefined, [statusReactions.awaiting]);
       });
     },
 
@@ -194,7 +191,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         if (turn?.status !== 'awaiting_approval') return;
         const approvals = await store.approvals.forTurn(turnId);
         if (!approvals.some((approval) => approval.decision === null)) return;
-        await assistantStatus(await conversationOf(entry.conversationId), assistantStatusText('awaiting'));
+        await assistantStatus(threadAt(entry.conversationId), assistantStatusText('awaiting'));
       });
     },
 
@@ -220,8 +217,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         return ended(outcome.turn, await endingOf(outcome.turn), working, answerClears);
       case 'awaiting-approval': {
         // The status line says so once the card shows (see `delivered`): posting the card clears it.
-        const conversation = await conversationOf(outcome.turn.conversationId);
-        await react(conversation, outcome.turn, statusReactions.awaiting, working);
+        await react(threadAt(outcome.turn.conversationId), outcome.turn, statusReactions.awaiting, working);
         return;
       }
       case 'failed':
@@ -231,7 +227,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       case 'interrupted': {
         // Another process (or the next start) carries the turn on; this one's hourglass must not linger.
         if (workingShown)
-          await react(await conversationOf(outcome.turn.conversationId), outcome.turn, undefined, working);
+          await react(threadAt(outcome.turn.conversationId), outcome.turn, undefined, working);
         return;
       }
     }
@@ -243,9 +239,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     remove: string[],
     answerClears = false,
   ): Promise<void> {
-    const conversation = await conversationOf(turn.conversationId);
-    await react(conversation, turn, statusReactions[ending], remove);
-    if (!answerClears) await assistantStatus(conversation, assistantStatusText(ending));
+    const thread = threadAt(turn.conversationId);
+    await react(thread, turn, statusReactions[ending], remove);
+    if (!answerClears) await assistantStatus(thread, assistantStatusText(ending));
   }
 
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
@@ -266,10 +262,10 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     if (entry.message.type !== 'answer' || entry.turnId === null) return;
     const turn = await store.turns.get(entry.turnId);
     if (!turn) return;
-    const conversation = await conversationOf(turn.conversationId);
-    await react(conversation, turn, statusReactions.failed, [statusReactions[await endingOf(turn)]]);
+    const thread = threadAt(turn.conversationId);
+    await react(thread, turn, statusReactions.failed, [statusReactions[await endingOf(turn)]]);
     // The reply that was to clear the status line never came.
-    await assistantStatus(conversation, assistantStatusText('failed'));
+    await assistantStatus(thread, assistantStatusText('failed'));
   }
 }
 
