@@ -114,9 +114,9 @@ export class WalSync {
 
   /** Releases the writes committed before a sync that covered `asked` began (or fails them). */
   #settle(asked: number, failure?: unknown): void {
-    const settled = this.#waiting.filter((waiter) => waiter.asked <= asked);
-    if (settled.length === 0) return;
-    this.#waiting = this.#waiting.filter((waiter) => waiter.asked > asked);
+    // Waiters queue in the order they asked: those covered are a prefix.
+    const uncovered = this.#waiting.findIndex((waiter) => waiter.asked > asked);
+    const settled = this.#waiting.splice(0, uncovered === -1 ? this.#waiting.length : uncovered);
     for (const waiter of settled) {
       if (failure === undefined) waiter.resolve();
       else waiter.reject(failure);
