@@ -9,7 +9,7 @@ export interface HttpTransport {
 /**
  * HTTP for the Slack `WebClient`s and the OpenAI client: undici's `request` behind the `fetch` signature
  * both take. Through WHATWG fetch, whose streams and abort plumbing are most of the cost, a Slack call
- * took about 2.8 times the CPU it takes through this, and a streamed model reply 1.7 times
+ * took 2.6–2.8 times the CPU it takes through this, and a streamed model reply 1.4–1.9 times
  * (`npm run bench`); an answer makes five or so of the first and one or two of the second.
  *
  * What the clients rely on is kept: an `AbortSignal` ends the call with the signal's reason, a failure
