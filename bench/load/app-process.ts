@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export { freePort } from '../../src/local/free-port.js';
 
 /**
- * holdfast as people run it, `node --import tsx src/main.ts` in HTTP mode, watched from outside: RSS
+ * holdfast as people run it (see `appCommand`) in HTTP mode, watched from outside: RSS
  * and CPU time from /proc, responsiveness from the latency of its `/health` route. Nothing is added to
  * the app for the benchmark.
  */
@@ -27,6 +27,8 @@ const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const clockTicks = 100; // USER_HZ on Linux
 
 export async function startApp(options: {
+  /** What follows `node` (see `appCommand`). */
+  readonly args: readonly string[];
   readonly port: number;
   readonly env: Readonly<Record<string, string>>;
   readonly logFile: string;
@@ -37,7 +39,7 @@ export async function startApp(options: {
   const log = fs.openSync(options.logFile, 'a');
   // The app gets this environment and nothing of the shell's, apart from what finds node and a home.
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...options.args], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, PORT: String(port) },
     stdio: ['ignore', log, log],

@@ -19,6 +19,8 @@ export interface LoadConfig {
   /** How long to wait for the backlog after the last mention before calling the rest lost. */
   readonly drainTimeoutSeconds: number;
   readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+  /** `built` (the default): compiled and run as production runs it; `source`: under tsx, as `npm start`. */
+  readonly app: 'built' | 'source';
   /** Where the app writes a V8 CPU profile of the run (`--cpu-prof`), when set. */
   readonly cpuProfileDir: string | undefined;
   /**
@@ -43,6 +45,7 @@ const schema = z.object({
   BENCH_LOAD_MODEL_LATENCY_MS: number(50, 0, 60_000),
   BENCH_LOAD_DRAIN_TIMEOUT_S: number(120, 1, 3_600),
   BENCH_SYNCHRONOUS: z.enum(['OFF', 'NORMAL', 'FULL', 'EXTRA']).optional().default('FULL'),
+  BENCH_LOAD_APP: z.enum(['built', 'source']).optional().default('built'),
   BENCH_LOAD_CPU_PROFILE_DIR: z.string().optional(),
 });
 
@@ -87,6 +90,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     modelLatencyMs: e.BENCH_LOAD_MODEL_LATENCY_MS,
     drainTimeoutSeconds: e.BENCH_LOAD_DRAIN_TIMEOUT_S,
     synchronous: e.BENCH_SYNCHRONOUS,
+    app: e.BENCH_LOAD_APP,
     cpuProfileDir: e.BENCH_LOAD_CPU_PROFILE_DIR,
     appEnv,
   };

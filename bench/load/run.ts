@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fixed, percentile } from '../percentile.js';
 import { type AppProcess, freePort, startApp } from './app-process.js';
+import { type AppCommand, appCommand } from './build-app.js';
 import { loadConfig } from './load-config.js';
 import { mentionText } from './load-script.js';
 import { redeliverEvents } from './redeliver-events.js';
@@ -33,8 +34,9 @@ const mentionTs = (n: number) => `1767300000.${String(n).padStart(6, '0')}`;
 const asksApproval = (n: number) =>
   Math.floor((n + 1) * config.approvalShare) > Math.floor(n * config.approvalShare);
 
-function printConfig(): void {
+function printConfig(command: AppCommand): void {
   const rows: Array<[string, string]> = [
+    ['app', command.label],
     ['offered load', `${config.rate} mentions/s over ${config.threads} threads for ${config.seconds} s`],
     ['mentions', `${total} (at most ${config.maxMentions}; ${config.maxInFlight} in flight at most)`],
     ['approval share', `${config.approvalShare} (Allow clicked ${config.clickDelayMs} ms after the card)`],
@@ -48,7 +50,8 @@ function printConfig(): void {
 }
 
 async function main(): Promise<void> {
-  printConfig();
+  const command = appCommand(config.app);
+  printConfig(command);
   const workdir = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-bench-load-'));
   const logFile = path.join(workdir, 'app.log');
   const signingSecret = randomBytes(16).toString('hex');
@@ -83,8 +86,10 @@ async function main(): Promise<void> {
       port,
       logFile,
       startTimeoutMs: 60_000,
+      args: command.args,
       cpuProfileDir: config.cpuProfileDir,
       env: {
+        ...command.env,
         ...config.appEnv,
         // What the benchmark itself needs wins over anything set in the shell.
         SLACK_BOT_TOKEN: ready.botToken,
@@ -97,7 +102,7 @@ async function main(): Promise<void> {
         HOLDFAST_DB_SYNCHRONOUS: config.synchronous,
         HOLDFAST_WORKDIR: path.join(workdir, 'workspace'),
         HOLDFAST_APPROVERS: approver,
-        HOLDFAST_PLUGINS: path.join(import.meta.dirname, 'noop-plugin.ts'),
+        HOLDFAST_PLUGINS: command.plugin,
       },
     });
     const watch = watchApp(app);
