@@ -24,7 +24,7 @@ type SdkMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type SdkTool = OpenAI.Chat.Completions.ChatCompletionFunctionTool;
 
 export interface OpenAIChatModelOptions {
-  /** Built in main.ts with `maxRetries` and `timeout`: the SDK owns the bounded retries. */
+  /** Built at start-up (`createOpenAIClient`) with `maxRetries` and `timeout`: the SDK owns the bounded retries. */
   readonly client: OpenAI;
   readonly model: string;
   readonly logger: Logger;

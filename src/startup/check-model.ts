@@ -6,7 +6,7 @@ import { describeNetworkFailure } from '../network-failure.js';
 import { type CheckOutcome, ok, problem, type StartupCheck, skipped, warning } from './startup-check.js';
 
 export interface ModelCheckOptions {
-  /** Built in main.ts; the check asks once, without the SDK's retries, and gives up after `timeoutMs`. */
+  /** Built at start-up (`startHoldfast`); the check asks once, without the SDK's retries, and gives up after `timeoutMs`. */
   readonly client: OpenAI;
   readonly model: string;
   readonly timeoutMs?: number;

@@ -3,7 +3,7 @@ import { describeError } from '../errors.js';
 import { type CheckOutcome, ok, problem, type StartupCheck } from './startup-check.js';
 
 export interface SlackCheckOptions {
-  /** A client holding the bot token, built in main.ts with few retries so a wrong URL fails fast. */
+  /** A client holding the bot token, built at start-up (`startHoldfast`) with few retries so a wrong URL fails fast. */
   readonly client: WebClient;
   /** The scopes manifest.yml grants. */
   readonly requiredScopes: readonly string[];

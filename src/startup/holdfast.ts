@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime/create-runtime.js';
 import type { ProcessIdentity } from '../runtime/process-identity.js';
 import type { LiveAnswersDeps } from '../slack/live-answers.js';
 
-/** What tests and the benchmark replace when they start holdfast (`startHoldfast` in src/main.ts). */
+/** What tests and the benchmark replace when they start holdfast (`startHoldfast` in src/startup/start-holdfast.ts). */
 export interface HoldfastOverrides {
   readonly logger?: Logger;
   readonly now?: () => number;

@@ -14,7 +14,7 @@ import { type StartupCheck, skipped } from './startup-check.js';
 export interface StartupCheckDeps {
   /** Every tool that could run (plugins loaded), for the policy's names. */
   readonly vocabulary: PolicyVocabulary;
-  /** A Web API client for a token; built in main.ts, asking once without retries. */
+  /** A Web API client for a token; built at start-up (`startHoldfast`), asking once without retries. */
   readonly slackClient: (token: string) => WebClient;
   /** The configured model's client; absent when a model was supplied instead (tests, the benchmark). */
   readonly openai?: OpenAI;

@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import type { Policy } from '../approvals/policy.js';
+import type { Config } from '../config.js';
+import type { Ops } from '../ops/create-ops.js';
+import type { DeliveryPort } from '../outbox/delivery-port.js';
+import type { Redact } from '../secrets/index.js';
+import { createLiveAnswers, type LiveAnswers } from '../slack/live-answers.js';
+import { createSlackDelivery } from '../slack/slack-delivery.js';
+import { createSlackLookups } from '../slack/slack-lookups.js';
+import type { SlackPort } from '../slack/slack-port.js';
+import { createSlackWebApi } from '../slack/slack-web-api.js';
+import type { Store } from '../store/index.js';
+import type { SlackConnection } from './connect-slack.js';
+import type { HoldfastOverrides } from './holdfast.js';
+
+export interface SlackPorts {
+  /** Listeners, the thread status and the approver directory (its client retries). */
+  readonly slack: SlackPort;
+  /** The lookups made before a message is acknowledged (its client gives up fast). */
+  readonly intake: SlackPort;
+  readonly live: LiveAnswers;
+  /** What the outbox sends through (its client leaves retries to the outbox). */
+  readonly delivery: DeliveryPort;
+}
+
+/**
+ * The Slack side of one process, one port per client of `connectSlack`. A person's name, a DM channel or
+ * a message's link is asked of Slack once per process, whichever port wants it first.
+ */
+export function buildSlackPorts(deps: {
+  readonly connection: SlackConnection;
+  readonly config: Pick<Config, 'liveAnswers' | 'reach'>;
+  readonly store: Store;
+  readonly policy: Policy;
+  readonly logger: Logger;
+  readonly redact: Redact;
+  readonly now: () => number;
+  readonly ops: Pick<Ops, 'slackError'>;
+  /** This process, as written on the live messages it opens. */
+  readonly owner: () => string;
+  readonly busy: () => boolean;
+  readonly live?: HoldfastOverrides['live'];
+}): SlackPorts {
+  const { connection, config, store, logger, redact, now } = deps;
+  const lookups = createSlackLookups();
+  const port = (client: SlackConnection['client'], component: string) =>
+    createSlackWebApi({
+      client,
+      logger: logger.child({ component }),
+      redact,
+      onError: deps.ops.slackError,
+      lookups,
+    });
+  const slack = port(connection.client, 'slack-api');
+  const live = createLiveAnswers({
+    slack,
+    store,
+    logger: logger.child({ component: 'slack-live' }),
+    owner: deps.owner,
+    now,
+    busy: deps.busy,
+    ...(config.liveAnswers ? {} : { showAfterMs: Number.POSITIVE_INFINITY }),
+    ...deps.live,
+  });
+  const delivery = createSlackDelivery({
+    slack: port(connection.deliveryClient, 'slack-delivery'),
+    store,
+    policy: deps.policy,
+    logger: logger.child({ component: 'slack-delivery' }),
+    redact,
+    now,
+    live,
+    reach: config.reach,
+  });
+  return { slack, intake: port(connection.intakeClient, 'slack-intake'), live, delivery };
+}

@@ -1,0 +1,214 @@
+import { contextBudgetFor } from '../agent/model-context.js';
+import { loadPolicyFile } from '../approvals/load-policy.js';
+import { emptyPolicy } from '../approvals/policy.js';
+import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
+import type { Config } from '../config.js';
+import { createHttpTransport } from '../http/http-transport.js';
+import type { LocalWorkspace } from '../local/start-local-workspace.js';
+import { createOps } from '../ops/create-ops.js';
+import { opsRoutes, startOpsServer } from '../ops/ops-routes.js';
+import { Runtime } from '../runtime/create-runtime.js';
+import { watchEventLoop } from '../runtime/load-pressure.js';
+import { createProcessIdentity } from '../runtime/process-identity.js';
+import { createRedactor, redactingLogger } from '../secrets/index.js';
+import { attachSlack } from '../slack/attach-slack.js';
+import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
+import { policyVocabulary } from '../tools/index.js';
+import {
+  buildModel,
+  checkClient,
+  createLogger,
+  createOpenAIClient,
+  loadTools,
+  makeWorkdir,
+} from './build-parts.js';
+import { connectSlack } from './connect-slack.js';
+import type { Holdfast, HoldfastOverrides } from './holdfast.js';
+import { localCredentialSecrets, makeLocalCredentials } from './local-credentials.js';
+import { openLocalMode } from './open-local-mode.js';
+import { databaseLabel, openStore } from './open-store.js';
+import { buildSlackPorts } from './slack-ports.js';
+import { describeReport, requireChecks } from './startup-check.js';
+import { startupChecks } from './startup-checks.js';
+
+/** The composition root: every client, database handle and server is built here and passed down. */
+export async function startHoldfast(config: Config, overrides: HoldfastOverrides = {}): Promise<Holdfast> {
+  // Local mode's Slack credentials are made here, before anything can log or post, so they are redacted
+  // like configured ones.
+  const local = makeLocalCredentials(config.slack);
+  const { redact } = createRedactor({ secrets: [...config.secrets, ...localCredentialSecrets(local)] });
+  // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
+  const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
+  const now = overrides.now ?? Date.now;
+  const tools = await loadTools(config, overrides.tools);
+  // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
+  // the process open, so a start that fails before the closers exist leaves nothing running.
+  const transport = createHttpTransport();
+  const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
+  // Every mistake a first install can make is found here, before anything listens or writes, and reported
+  // together: one line for each, naming the variable to change.
+  const vocabulary = policyVocabulary(tools);
+  const checked = await requireChecks(
+    startupChecks(config, {
+      vocabulary,
+      slackClient: checkClient(config, logger),
+      openai,
+      localPort: overrides.localWorkspace?.port,
+    }),
+  );
+  for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
+    logger.warn({ check: report.name }, describeReport(report));
+  let policy = withEnvironmentApprovers(
+    config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
+    config,
+  );
+
+  makeWorkdir(config.workdir);
+  const opened = await openStore(config, { now, logger, clock: overrides.now });
+  // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
+  const ops = createOps({
+    registry: overrides.metricsRegistry,
+    store: opened.store,
+    logger,
+    now,
+    auditLog: config.auditLog,
+    metricsToken: config.metricsToken,
+  });
+  const store = ops.store;
+  const damage = opened.damage;
+  const closers: Array<() => Promise<void> | void> = [() => store.close(), () => transport.close()];
+
+  try {
+    const model = ops.model(overrides.model ?? buildModel(config, openai, logger));
+
+    let slackConfig = config.slack;
+    let workspace: LocalWorkspace | undefined;
+    if (slackConfig.type === 'local') {
+      const opened = await openLocalMode(config, {
+        port: overrides.localWorkspace?.port ?? slackConfig.port,
+        databasePath: overrides.localWorkspace?.databasePath,
+        // Set above whenever the configuration is local.
+        credentials: local!,
+        policy,
+        logger,
+        now,
+      });
+      workspace = opened.workspace;
+      closers.push(() => opened.workspace.close());
+      policy = opened.policy;
+      slackConfig = opened.mode;
+    }
+    const mode: ConnectedSlackMode = slackConfig;
+
+    const connection = await connectSlack(mode, logger, ops, transport);
+    const { identity } = connection;
+    // Readiness asks with the client that does not retry: a probe wants the answer now.
+    const endpoints = ops.endpoints(() => connection.deliveryClient.auth.test());
+    const app = createBoltApp({
+      mode,
+      logger,
+      boltLogger: connection.slackLogger,
+      now,
+      routes: opsRoutes(endpoints),
+    });
+
+    // Shared by the thread status (which opens live messages) and delivery (whose answers replace them).
+    const processIdentity = overrides.identity ?? createProcessIdentity();
+    const pressure = watchEventLoop();
+    closers.push(() => pressure.close());
+    const busy = overrides.live?.busy ?? pressure.busy;
+    const { slack, intake, live, delivery } = buildSlackPorts({
+      connection,
+      config,
+      store,
+      policy,
+      logger,
+      redact,
+      now,
+      ops,
+      owner: () => processIdentity.owner,
+      busy,
+      live: overrides.live,
+    });
+    const runtime = new Runtime({
+      store,
+      model,
+      policy,
+      tools: ops.tools(tools),
+      directory: slack,
+      logger,
+      now,
+      botName: identity.user ?? 'holdfast',
+      instructions: config.instructions,
+      maxConcurrentTurns: config.maxConcurrentTurns,
+      pressure,
+      // Sized for the configured model, so a long thread is trimmed before the API would refuse it.
+      contextTokens: contextBudgetFor(config.model.type === 'openai' ? config.model.model : 'demo', {
+        cap: config.contextTokensCap,
+      }),
+      approvalExpiryMs: config.approvalTtlMs,
+      reach: config.reach,
+      budget: config.turnBudget,
+      admission: config.admission,
+      identity: processIdentity,
+      leaseMs: overrides.leaseMs,
+      delivery: { port: delivery, ...overrides.delivery },
+      redact,
+      watch: ops.watch,
+    });
+    attachSlack({
+      app,
+      runtime,
+      slack,
+      intake,
+      directory: slack,
+      botUserId: identity.userId,
+      teamId: identity.teamId,
+      enterpriseId: identity.enterpriseId,
+      logger,
+      redact,
+      workingAfterMs: overrides.workingAfterMs,
+      busy,
+      statusRefreshMs: overrides.statusRefreshMs,
+      live,
+      now,
+    });
+
+    const eventsUrl = await startBoltApp(app, mode);
+    const stopApp = () => app.stop().then(() => undefined);
+    closers.unshift(stopApp);
+    const opsServer =
+      config.healthPort === undefined ? undefined : await startOpsServer(config.healthPort, endpoints);
+    if (opsServer) closers.splice(1, 0, () => opsServer.close());
+
+    await runtime.recover({ expiry: 'background' });
+    runtime.startSweep(config.sweepIntervalMs);
+    ops.auditMirror?.start(config.sweepIntervalMs);
+    logger.info(
+      { mode: config.slack.type, database: databaseLabel(config), tools: tools.map((tool) => tool.name) },
+      'holdfast is running',
+    );
+    return {
+      runtime,
+      logger,
+      eventsUrl,
+      localUrl: workspace?.url,
+      damaged: damage.then((error) => error ?? new Promise<Error>(() => undefined)),
+      opsUrl: opsServer?.url,
+      metrics: ops.registry,
+      async stop() {
+        // Requests stop first (Slack redelivers what it sent meanwhile), then the turns, then the files.
+        await stopApp().catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not stop the Slack app'),
+        );
+        await runtime.shutdown();
+        await ops.auditMirror?.stop();
+        for (const close of closers) if (close !== stopApp) await close();
+        logger.info('holdfast stopped: no new requests, turns drained, database closed');
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
+    throw error;
+  }
+}
