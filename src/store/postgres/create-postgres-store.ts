@@ -3,13 +3,14 @@ import { type OpenPostgresOptions, openPostgres, poolConfig } from './open-postg
 import { createPgApprovals } from './pg-approvals.js';
 import { createPgAudit } from './pg-audit.js';
 import { type PgContext, read, transaction } from './pg-context.js';
+import { createPgConversations } from './pg-conversations.js';
 import { PgDeferredWrites } from './pg-deferred-writes.js';
 import { createPgGrants } from './pg-grants.js';
 import { createPgLiveMessages } from './pg-live-messages.js';
 import { listenForWork } from './pg-notifications.js';
 import { createPgOutbox } from './pg-outbox.js';
 import { createPgTranscript } from './pg-transcript.js';
-import { createPgConversations, createPgTurns } from './pg-turns.js';
+import { createPgTurns } from './pg-turns.js';
 
 export interface PostgresStoreOptions extends OpenPostgresOptions {
   /** Tests pass their fake clock; production leaves it out and every lease follows the server's clock. */

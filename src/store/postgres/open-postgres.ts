@@ -6,7 +6,7 @@ import {
   DatabaseUnreachableError,
   DatabaseUnreadableError,
 } from '../store-errors.js';
-import { pgCode } from './pg-context.js';
+import { pgCode } from './pg-errors.js';
 import { type PgMigration, postgresMigrations } from './pg-migrations.js';
 import { postgresTarget, redactPostgresUrl } from './postgres-url.js';
 

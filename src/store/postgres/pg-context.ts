@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Fence } from '../store.js';
-import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
+import { LeaseLostError } from '../store-errors.js';
 import type { PgDeferredWrites } from './pg-deferred-writes.js';
+import { pgCode, retriedCodes, translatePgError } from './pg-errors.js';
 import { StatementBatch } from './pg-statement-batch.js';
 
 export interface PgContext {
@@ -74,8 +75,6 @@ export interface Tx {
 
 const nowSql = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
-/** Deadlocks and serialisation failures are retried whole: nothing of the failed attempt was kept. */
-const retriedCodes = new Set(['40P01', '40001']);
 const maxAttempts = 4;
 
 export async function transaction<Result>(
@@ -256,48 +255,4 @@ export async function checkFence(tx: Tx, fence: Fence): Promise<string> {
     throw new LeaseLostError(fence.turnId);
   }
   return row.conversation_id;
-}
-
-export function pgCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** Network-level failures: the server is gone, restarting, or was never reachable. */
-const connectionCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/**
- * Server faults become the same typed errors the SQLite store throws, so callers tell people and retry the
- * same way: a lock or statement timeout is busy; a lost connection, a server shutting down, a full disk or
- * a read-only server is unavailable. Nothing was committed when one of these is thrown.
- */
-export function translatePgError(error: unknown): unknown {
-  if (error instanceof StoreBusyError || error instanceof StoreUnavailableError) return error;
-  const code = pgCode(error);
-  if (code === undefined) {
-    if (error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)) {
-      return new StoreUnavailableError('connection_lost', { cause: error });
-    }
-    return error;
-  }
-  if (code === '55P03' || code === '57014' || retriedCodes.has(code)) {
-    return new StoreBusyError('The database stayed locked too long; nothing was written.', { cause: error });
-  }
-  if (
-    connectionCodes.has(code) ||
-    code.startsWith('08') ||
-    code.startsWith('53') ||
-    code.startsWith('57P') ||
-    code === '25006'
-  ) {
-    return new StoreUnavailableError(code, { cause: error });
-  }
-  return error;
 }

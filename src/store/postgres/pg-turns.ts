@@ -3,24 +3,9 @@ import type { KvSnapshot } from '../../agent/kv.js';
 import { kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
 import type { Approval } from '../records.js';
-import {
-  type ConversationRow,
-  parseJsonColumn,
-  type TurnRow,
-  toConversation,
-  toTurn,
-} from '../row-mappers.js';
+import { parseJsonColumn, type TurnRow, toConversation, toTurn } from '../row-mappers.js';
 import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
-import type {
-  ConversationStore,
-  Effects,
-  EnqueueResult,
-  Fence,
-  Lease,
-  NewTurn,
-  SuspendBatch,
-  TurnStore,
-} from '../store.js';
+import type { Effects, EnqueueResult, Fence, Lease, NewTurn, SuspendBatch, TurnStore } from '../store.js';
 import { createApprovalInside } from './pg-approval-rows.js';
 import {
   activeStatuses,
@@ -35,21 +20,6 @@ import { autocommit, checkFence, type PgContext, read, type Tx, transaction } fr
 import { appendLater } from './pg-messages.js';
 import { workChannel } from './pg-notifications.js';
 import { writeOutbox } from './pg-outbox-writer.js';
-
-export function createPgConversations(context: PgContext): ConversationStore {
-  return {
-    async get(id) {
-      const [row] = await read<ConversationRow>(context, 'SELECT * FROM conversations WHERE id = $1', [id]);
-      return row ? toConversation(row) : undefined;
-    },
-    async saveKv(id, kv) {
-      await transaction(context, async (tx) => {
-        tx.lockConversation(id);
-        tx.later('UPDATE conversations SET kv_json = $2 WHERE id = $1', [id, JSON.stringify(kv)]);
-      });
-    },
-  };
-}
 
 /** Tells every replica that a turn left its holder: the thread's next turn, or the turn itself, is free. */
 function announce(tx: Tx, conversation: string, turnId: string, event: 'released' | 'finished') {

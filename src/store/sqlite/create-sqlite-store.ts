@@ -4,11 +4,12 @@ import { attachDeferredWrites, DeferredWrites } from './deferred-writes.js';
 import { createSqliteApprovals } from './sqlite-approvals.js';
 import { createSqliteAudit } from './sqlite-audit.js';
 import { flushWrites, writeTransactionNow } from './sqlite-context.js';
+import { createSqliteConversations } from './sqlite-conversations.js';
 import { createSqliteGrants } from './sqlite-grants.js';
 import { createSqliteLiveMessages } from './sqlite-live-messages.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
-import { createSqliteConversations, createSqliteTurns } from './sqlite-turns.js';
+import { createSqliteTurns } from './sqlite-turns.js';
 import { walCheckpointerOf } from './wal-checkpointer.js';
 import { walSyncOf } from './wal-sync.js';
 

@@ -10,7 +10,6 @@ import {
 } from '../row-mappers.js';
 import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
 import type {
-  ConversationStore,
   Effects,
   EnqueueResult,
   Fence,
@@ -25,21 +24,6 @@ import { activeStatuses, prepareReadyMark, prepareTurnClaim } from './sqlite-cla
 import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareMessageAppend } from './sqlite-transcript.js';
-
-export function createSqliteConversations({ db }: SqliteContext): ConversationStore {
-  const select = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE id = ?');
-  const updateKv = db.prepare<[string, string]>('UPDATE conversations SET kv_json = ? WHERE id = ?');
-  const saveKv = writeTransaction(db, (id: string, kv: KvSnapshot) => {
-    updateKv.run(JSON.stringify(kv), id);
-  });
-  return {
-    async get(id) {
-      const row = select.get(id);
-      return row ? toConversation(row) : undefined;
-    },
-    saveKv: async (id, kv) => saveKv(id, kv),
-  };
-}
 
 export function createSqliteTurns(context: SqliteContext): TurnStore {
   const { db, now } = context;
