@@ -9,6 +9,7 @@ import { createFindDelivery, deliveryEventType } from './find-delivery.js';
 import { SlackApiError } from './slack-errors.js';
 import { createSlackLookups, type SlackLookups } from './slack-lookups.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
+import { SlackRateLimits } from './slack-rate-limits.js';
 import { createSlackStreams } from './slack-streams.js';
 import { toSlackApiError } from './to-slack-api-error.js';
 
@@ -31,7 +32,18 @@ export interface SlackWebApiOptions {
   readonly redact?: Redact;
   /** Told of every failed call (metrics), including those the caller then treats as harmless. */
   readonly onError?: (error: SlackApiError) => void;
+  /** Which methods Slack has asked to wait, shared with the process's other ports (see `SlackRateLimits`). */
+  readonly rateLimits?: SlackRateLimits;
+  /**
+   * How long a call may wait out its method's rate limit before it fails as limited; 0 (the default)
+   * fails at once, for callers with a deadline of their own or a schedule of their own (the outbox).
+   * Calls bound to a click's three-second trigger and the refreshed status line never wait.
+   */
+  readonly rateLimitPatienceMs?: number;
 }
+
+/** The first call and up to three more after a 429, as the Web API client's own retries would. */
+const rateLimitedAttempts = 4;
 
 const tsResponse = z.object({ ts: z.string(), channel: z.string().optional() });
 const openResponse = z.object({ channel: z.object({ id: z.string() }) });
@@ -77,15 +89,18 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   let assistantStatusUnsupported = false;
   const statusRefusedIn = new LRUCache<string, true>({ max: 5_000 });
 
-  const call = async <Result>(method: string, work: () => Promise<Result>): Promise<Result> => {
-    try {
-      return await work();
-    } catch (error) {
-      const failure = toSlackApiError(method, error);
-      options.onError?.(failure);
-      throw failure;
-    }
+  const rateLimits = options.rateLimits ?? new SlackRateLimits();
+  const toError = (method: string) => (error: unknown) => {
+    const failure = toSlackApiError(method, error);
+    options.onError?.(failure);
+    return failure;
   };
+  const call = <Result>(
+    method: string,
+    work: () => Promise<Result>,
+    patienceMs = options.rateLimitPatienceMs ?? 0,
+  ): Promise<Result> =>
+    rateLimits.run(method, work, { patienceMs, attempts: rateLimitedAttempts, toError: toError(method) });
 
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;
@@ -179,21 +194,25 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       );
     },
     async openView(triggerId, view) {
-      await call('views.open', () => client.views.open({ trigger_id: triggerId, view }));
+      await call('views.open', () => client.views.open({ trigger_id: triggerId, view }), 0);
     },
     async pushView(triggerId, view) {
-      await call('views.push', () => client.views.push({ trigger_id: triggerId, view }));
+      await call('views.push', () => client.views.push({ trigger_id: triggerId, view }), 0);
     },
     conversationMembers,
     async setAssistantStatus(target) {
       if (assistantStatusUnsupported || statusRefusedIn.has(target.channel)) return;
       try {
-        await call('assistant.threads.setStatus', () =>
-          client.assistant.threads.setStatus({
-            channel_id: target.channel,
-            thread_ts: target.threadTs,
-            status: target.status,
-          }),
+        // Never waits out a limit: the line is sent again while the turn runs, with what is true then.
+        await call(
+          'assistant.threads.setStatus',
+          () =>
+            client.assistant.threads.setStatus({
+              channel_id: target.channel,
+              thread_ts: target.threadTs,
+              status: target.status,
+            }),
+          0,
         );
       } catch (error) {
         if (error instanceof SlackApiError && tokenRefusals.has(error.slackError))

@@ -7,7 +7,7 @@ import { boltLogger } from '../slack/bolt-logger.js';
 import type { ConnectedSlackMode } from '../slack/create-bolt-app.js';
 
 export interface SlackConnection {
-  /** For listeners and the thread status: retries with backoff, as Bolt's own client does. */
+  /** For listeners and the thread status: retries with backoff (a 429 is left to the port, per method). */
   readonly client: WebClient;
   /** For the outbox, which retries on its own schedule (see below). */
   readonly deliveryClient: WebClient;
@@ -38,6 +38,9 @@ export async function connectSlack(
     fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: ops.slackRetries({ retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 }),
+    // On a 429 the client would pause all its calls, whatever their method: the ports wait out each
+    // method's limit on its own instead (see SlackRateLimits).
+    rejectRateLimitedCalls: true,
   });
   ops.watchSlackClient(client);
   const identity = await client.auth.test();

@@ -8,6 +8,7 @@ import { createLiveAnswers, type LiveAnswers } from '../slack/live-answers.js';
 import { createSlackDelivery } from '../slack/slack-delivery.js';
 import { createSlackLookups } from '../slack/slack-lookups.js';
 import type { SlackPort } from '../slack/slack-port.js';
+import { SlackRateLimits } from '../slack/slack-rate-limits.js';
 import { createSlackWebApi } from '../slack/slack-web-api.js';
 import type { Store } from '../store/index.js';
 import type { SlackConnection } from './connect-slack.js';
@@ -25,7 +26,8 @@ export interface SlackPorts {
 
 /**
  * The Slack side of one process, one port per client of `connectSlack`. A person's name, a DM channel or
- * a message's link is asked of Slack once per process, whichever port wants it first.
+ * a message's link is asked of Slack once per process, whichever port wants it first, and a method Slack
+ * has asked to wait is waited out by every port (the intake and the outbox fail it at once instead).
  */
 export function buildSlackPorts(deps: {
   readonly connection: SlackConnection;
@@ -43,15 +45,19 @@ export function buildSlackPorts(deps: {
 }): SlackPorts {
   const { connection, config, store, logger, redact, now } = deps;
   const lookups = createSlackLookups();
-  const port = (client: SlackConnection['client'], component: string) =>
+  const rateLimits = new SlackRateLimits();
+  const port = (client: SlackConnection['client'], component: string, rateLimitPatienceMs = 0) =>
     createSlackWebApi({
       client,
       logger: logger.child({ component }),
       redact,
       onError: deps.ops.slackError,
       lookups,
+      rateLimits,
+      rateLimitPatienceMs,
     });
-  const slack = port(connection.client, 'slack-api');
+  // Late is still useful here (a reply, a reaction, a live message), so its calls wait out a limit.
+  const slack = port(connection.client, 'slack-api', 60_000);
   const live = createLiveAnswers({
     slack,
     store,

@@ -1,0 +1,76 @@
+import { SlackApiError } from './slack-errors.js';
+
+/**
+ * Slack limits each Web API method on its own. The Web API client, told of a 429, pauses every call it
+ * makes until Retry-After has passed, so a limited `reactions.add` (a status reaction) would hold back a
+ * Deny click's `views.open` past its trigger's three seconds, and every reply to a click with it. So the
+ * process's clients reject a limited call at once, and this keeps the pause for that method alone,
+ * shared by every port: a limit one port ran into is waited out by the others too.
+ */
+export class SlackRateLimits {
+  readonly #pausedUntil = new Map<string, number>();
+  readonly #now: () => number;
+
+  /** Retry-After counts real seconds: a monotonic clock, not the app's (tests move that one by hand). */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  /** How long `method` must still wait, in milliseconds; 0 when it may be called now. */
+  remaining(method: string): number {
+    const until = this.#pausedUntil.get(method);
+    if (until === undefined) return 0;
+    const left = until - this.#now();
+    if (left > 0) return left;
+    this.#pausedUntil.delete(method);
+    return 0;
+  }
+
+  /** Slack answered a call to `method` with a 429 and asked for `retryAfterMs`. */
+  limited(method: string, retryAfterMs: number): void {
+    const until = this.#now() + retryAfterMs;
+    if (until > (this.#pausedUntil.get(method) ?? 0)) this.#pausedUntil.set(method, until);
+  }
+
+  /**
+   * Runs `call` once its method may go, waiting out a pause (Slack's, or one another call ran into) when
+   * it ends within `patienceMs`, at most `attempts` times in all; otherwise fails as Slack would have,
+   * without calling it. `toError` reads a failure: one with `retryAfterMs` was a 429.
+   */
+  async run<Result>(
+    method: string,
+    call: () => Promise<Result>,
+    options: {
+      readonly patienceMs: number;
+      readonly attempts: number;
+      readonly toError: (error: unknown) => SlackApiError;
+    },
+  ): Promise<Result> {
+    for (let attempt = 1; ; attempt += 1) {
+      const wait = this.remaining(method);
+      if (wait > 0) {
+        if (wait > options.patienceMs || attempt > options.attempts) throw rateLimited(method, wait);
+        await sleep(wait);
+      }
+      try {
+        return await call();
+      } catch (error) {
+        const failure = options.toError(error);
+        if (failure.retryAfterMs === undefined) throw failure;
+        this.limited(method, failure.retryAfterMs);
+        // Patience 0 never sends again here, however short the wait: its caller keeps its own schedule.
+        const waits = options.patienceMs > 0 && failure.retryAfterMs <= options.patienceMs;
+        if (!waits || attempt >= options.attempts) throw failure;
+      }
+    }
+  }
+}
+
+function rateLimited(method: string, retryAfterMs: number): SlackApiError {
+  return new SlackApiError(method, 'ratelimited', { retryAfterMs, refused: true });
+}
+
+/** Waiting out a limit never keeps a stopping process alive. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
