@@ -2,6 +2,10 @@
  * What the fake Slack Web API keeps on Slack's side (messages with their metadata, people, groups,
  * channels) and how each method answers from it, in Slack's response shapes.
  */
+import { createFakeDirectory, directChannelOf } from './fake-slack-directory.js';
+import { channelHistory, threadReplies } from './fake-slack-history.js';
+import { blocksOf, metadataOf, stringParam, wireMessage, withChunks } from './fake-slack-wire.js';
+
 export interface FakeIdentity {
   readonly teamId: string;
   /** Set for an installation inside an Enterprise Grid organisation. */
@@ -64,16 +68,11 @@ export interface FakeWorkspace {
   }): void;
 }
 
-/** The app's DM with a user: Slack takes a user id as `channel` and posts there. */
-export function directChannelOf(userId: string): string {
-  return `D${userId.slice(1)}`;
-}
+export { directChannelOf } from './fake-slack-directory.js';
 
 export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 1767225000): FakeWorkspace {
   const messages = new Map<string, FakeMessage>();
-  const users = new Map<string, { name: string; realName?: string; displayName?: string }>();
-  const groups = new Map<string, readonly string[]>();
-  const channels = new Map<string, FakeChannel>();
+  const directory = createFakeDirectory(identity);
   const statuses = new Map<string, string>();
   let socketModeUrl: string | undefined;
   let tsCounter = 0;
@@ -84,12 +83,10 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
     return `${firstTsSeconds}.${String(tsCounter).padStart(6, '0')}`;
   };
   const key = (channel: string, ts: string) => `${channel}/${ts}`;
-  const byTs = (a: FakeMessage, b: FakeMessage) => a.ts.localeCompare(b.ts);
 
   const answer = (method: string, params: Record<string, unknown>): Record<string, unknown> => {
-    const text = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
+    const text = (name: string) => stringParam(params, name);
     const channel = text('channel') ?? text('channel_id') ?? '';
-    const withMetadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
     switch (method) {
       case 'auth.test':
         return {
@@ -181,93 +178,16 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
           channel,
           permalink: `https://holdfast-test.slack.com/archives/${channel}/p${(text('message_ts') ?? '').replace('.', '')}`,
         };
-      case 'conversations.replies': {
-        const threadTs = text('ts') ?? '';
-        // The fake never sees people's own posts, so a thread root it does not know is still a thread.
-        const thread = [...messages.values()]
-          .filter((message) => message.channel === channel)
-          .filter((message) => message.ts === threadTs || message.threadTs === threadTs)
-          .filter(after(text('oldest')))
-          .filter(before(text('latest'), params.inclusive === true || params.inclusive === 'true'))
-          .sort(byTs);
-        return page(thread, params, (message) => wireMessage(message, identity, withMetadata));
-      }
-      case 'conversations.history': {
-        // A channel's own messages, newest first; replies stay in their threads.
-        const history = [...messages.values()]
-          .filter((message) => message.channel === channel)
-          .filter((message) => message.threadTs === undefined || message.threadTs === message.ts)
-          .filter(after(text('oldest')))
-          .filter(before(text('latest'), params.inclusive === true || params.inclusive === 'true'))
-          .sort((a, b) => byTs(b, a));
-        return {
-          ...page(history, params, (message) => wireMessage(message, identity, withMetadata)),
-          pin_count: 0,
-          channel_actions_ts: null,
-          channel_actions_count: 0,
-        };
-      }
-      case 'conversations.open': {
-        const ids = (text('users') ?? '').split(',').filter((id) => id !== '');
-        if (ids.length === 0) return { ok: false, error: 'users_list_not_supplied' };
-        if (ids.length > 1) return { ok: false, error: 'method_not_supported_for_channel_type' };
-        const user = ids[0] as string;
-        if (!users.has(user)) return { ok: false, error: 'user_not_found' };
-        return { ok: true, channel: { id: directChannelOf(user) } };
-      }
+      case 'conversations.replies':
+        return threadReplies(messages.values(), channel, params, identity);
+      case 'conversations.history':
+        return channelHistory(messages.values(), channel, params, identity);
       case 'reactions.add':
       case 'reactions.remove':
         return { ok: true };
       case 'assistant.threads.setStatus':
         statuses.set(key(channel, text('thread_ts') ?? ''), text('status') ?? '');
         return { ok: true };
-      case 'users.info': {
-        const id = text('user') ?? '';
-        const user = users.get(id);
-        if (!user) return { ok: false, error: 'user_not_found' };
-        return {
-          ok: true,
-          user: {
-            id,
-            team_id: identity.teamId,
-            name: user.name,
-            real_name: user.realName ?? user.name,
-            is_bot: false,
-            profile: {
-              display_name: user.displayName ?? user.name,
-              real_name: user.realName ?? user.name,
-            },
-          },
-        };
-      }
-      case 'usergroups.users.list': {
-        const members = groups.get(text('usergroup') ?? '');
-        return members ? { ok: true, users: [...members] } : { ok: false, error: 'no_such_subteam' };
-      }
-      case 'conversations.info': {
-        const info = channels.get(channel);
-        if (!info) return { ok: false, error: 'channel_not_found' };
-        const kind = info.kind ?? 'channel';
-        return {
-          ok: true,
-          channel: {
-            id: channel,
-            name: info.name,
-            is_channel: kind === 'channel' && !info.isPrivate,
-            is_group: kind === 'channel' && info.isPrivate === true,
-            is_im: kind === 'im',
-            is_mpim: kind === 'mpim',
-            is_private: kind !== 'channel' || (info.isPrivate ?? false),
-            is_member: true,
-          },
-        };
-      }
-      case 'conversations.members': {
-        const info = channels.get(channel);
-        if (!info) return { ok: false, error: 'channel_not_found' };
-        const { items, next } = pageOf(info.members ?? [], params);
-        return { ok: true, members: items, response_metadata: { next_cursor: next } };
-      }
       case 'views.open': {
         const view = params.view as Record<string, unknown> | undefined;
         if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
@@ -288,7 +208,8 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
       case 'apps.connections.open':
         return socketModeUrl ? { ok: true, url: socketModeUrl } : { ok: false, error: 'not_allowed' };
       default:
-        return { ok: false, error: 'unknown_method' };
+        // People and channels are the directory's to answer for; any other method Slack does not know.
+        return directory.answer(method, params, channel) ?? { ok: false, error: 'unknown_method' };
     }
   };
 
@@ -297,9 +218,9 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
     messages: () => [...messages.values()],
     message: (channel, ts) => messages.get(key(channel, ts)),
     assistantStatus: (channel, threadTs) => statuses.get(key(channel, threadTs)) ?? '',
-    setUser: (userId, profile) => users.set(userId, profile),
-    setGroupMembers: (groupId, members) => groups.set(groupId, [...members]),
-    setChannel: (channelId, info) => channels.set(channelId, info),
+    setUser: (userId, profile) => directory.setUser(userId, profile),
+    setGroupMembers: (groupId, members) => directory.setGroupMembers(groupId, members),
+    setChannel: (channelId, info) => directory.setChannel(channelId, info),
     setSocketModeUrl(url) {
       socketModeUrl = url;
     },
@@ -315,95 +236,5 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
         user: message.user,
       });
     },
-  };
-}
-
-/** Slack's `latest` bounds from above, exclusive unless `inclusive`. */
-function before(latest: string | undefined, inclusive: boolean): (message: FakeMessage) => boolean {
-  if (!latest) return () => true;
-  const bound = Number(latest);
-  return (message) => (inclusive ? Number(message.ts) <= bound : Number(message.ts) < bound);
-}
-
-/** Slack's `oldest` is exclusive: messages strictly after it. */
-function after(oldest: string | undefined): (message: FakeMessage) => boolean {
-  if (!oldest) return () => true;
-  const bound = Number(oldest);
-  return (message) => Number(message.ts) > bound;
-}
-
-/** Slack pages with an opaque cursor; an offset is opaque enough for a fake. */
-function pageOf<T>(all: readonly T[], params: Record<string, unknown>): { items: T[]; next: string } {
-  const limit = Math.max(1, Math.min(1000, Number(params.limit ?? 100) || 100));
-  const offset = Number(typeof params.cursor === 'string' ? params.cursor : 0) || 0;
-  const next = offset + limit < all.length ? String(offset + limit) : '';
-  return { items: all.slice(offset, offset + limit), next };
-}
-
-function page(
-  all: readonly FakeMessage[],
-  params: Record<string, unknown>,
-  wire: (message: FakeMessage) => Record<string, unknown>,
-): Record<string, unknown> {
-  const { items, next } = pageOf(all, params);
-  return {
-    ok: true,
-    messages: items.map(wire),
-    has_more: next !== '',
-    response_metadata: { next_cursor: next },
-  };
-}
-
-function wireMessage(
-  message: FakeMessage,
-  identity: FakeIdentity,
-  withMetadata: boolean,
-): Record<string, unknown> {
-  if (message.user) {
-    return {
-      type: 'message',
-      user: message.user,
-      text: message.text,
-      ts: message.ts,
-      ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-    };
-  }
-  return {
-    type: 'message',
-    subtype: 'bot_message',
-    user: identity.botUserId,
-    bot_id: identity.botId,
-    text: message.text,
-    ts: message.ts,
-    ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-    ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
-    ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
-  };
-}
-
-/** A stream's text grows by its markdown chunks; its tasks take the latest state of each id. */
-function withChunks(message: FakeMessage, chunks: unknown): FakeMessage {
-  let text = message.text;
-  const tasks = { ...message.tasks };
-  for (const chunk of Array.isArray(chunks) ? (chunks as Record<string, unknown>[]) : []) {
-    if (chunk.type === 'markdown_text' && typeof chunk.text === 'string') text += chunk.text;
-    if (chunk.type === 'task_update' && typeof chunk.id === 'string')
-      tasks[chunk.id] = { title: String(chunk.title ?? ''), status: String(chunk.status ?? '') };
-  }
-  return { ...message, text, tasks };
-}
-
-function blocksOf(params: Record<string, unknown>): Record<string, unknown>[] {
-  return Array.isArray(params.blocks) ? (params.blocks as Record<string, unknown>[]) : [];
-}
-
-function metadataOf(value: unknown): FakeMetadata | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { event_type: eventType, event_payload: payload } = value as Record<string, unknown>;
-  if (typeof eventType !== 'string') return undefined;
-  return {
-    event_type: eventType,
-    event_payload:
-      typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {},
   };
 }
