@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readBody, sendJson } from '../../src/local/http-io.js';
 import { parseWebApiParams } from '../../src/local/web-api.js';
+import { createCallLog, type ResponseUrlPost, type SlackApiCall } from './fake-slack-call-log.js';
+import { createFaultScript, type HeldCall, type ScriptedFailure } from './fake-slack-faults.js';
 import {
   createFakeWorkspace,
   type FakeChannel,
@@ -10,6 +12,8 @@ import {
   type FakeMessage,
 } from './fake-slack-workspace.js';
 
+export type { ResponseUrlPost, SlackApiCall } from './fake-slack-call-log.js';
+export type { HeldCall, ScriptedFailure } from './fake-slack-faults.js';
 export type { FakeChannel, FakeIdentity, FakeMessage, FakeMetadata } from './fake-slack-workspace.js';
 
 /**
@@ -81,41 +85,12 @@ export interface FakeSlackApi {
   close(): Promise<void>;
 }
 
-export interface SlackApiCall {
-  readonly method: string;
-  /** Form fields as sent; the JSON-valued ones (`blocks`, `view`, ...) parsed. */
-  readonly params: Record<string, unknown>;
-  readonly token: string | undefined;
-  readonly status: number;
-  readonly response: Record<string, unknown>;
-}
-
-export interface ResponseUrlPost {
-  readonly name: string;
-  readonly body: Record<string, unknown>;
-}
-
-export interface HeldCall {
-  /** Resolves with the call once it has arrived (and been done). */
-  readonly arrived: Promise<SlackApiCall>;
-  /** Sends the held response, if anyone is still there to read it. */
-  release(): void;
-  /** Closes the connection instead: Slack did the work and its answer is lost on the way back. */
-  drop(): void;
-}
-
 /** The key holdfast's outbox put in a post's metadata (`<outbox key>#<part>`), if any. */
 export function deliveryKeyOf(call: Pick<SlackApiCall, 'params'>): string | undefined {
   const metadata = call.params.metadata as { event_payload?: { key?: unknown } } | undefined;
   const key = metadata?.event_payload?.key;
   return typeof key === 'string' ? key : undefined;
 }
-
-export type ScriptedFailure =
-  /** HTTP 200 with `{ ok: false, error }`, the way Slack reports `not_in_channel`, `invalid_blocks`, ... */
-  | { readonly type: 'error'; readonly error: string }
-  | { readonly type: 'rate-limited'; readonly retryAfterSeconds: number }
-  | { readonly type: 'http'; readonly status: number };
 
 export interface FakeSlackApiOptions {
   readonly identity?: Partial<FakeIdentity>;
@@ -144,28 +119,9 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   };
   const botToken = options.botToken ?? 'xoxb-test-holdfast';
   const appToken = options.appToken ?? 'xapp-test-holdfast';
-  const calls: SlackApiCall[] = [];
-  const responses: ResponseUrlPost[] = [];
+  const log = createCallLog();
+  const faults = createFaultScript();
   const workspace = createFakeWorkspace(identity, options.firstTsSeconds);
-  const failures = new Map<string, ScriptedFailure[]>();
-  const targetedFailures: Array<{
-    method: string;
-    matches: (params: Record<string, unknown>) => boolean;
-    failure: ScriptedFailure;
-    left: number;
-  }> = [];
-  const holds: Array<{
-    method: string;
-    matches: (call: SlackApiCall) => boolean;
-    arrived: (call: SlackApiCall) => void;
-    released: Promise<'answer' | 'drop'>;
-  }> = [];
-  const releases = new Set<() => void>();
-  const listeners = new Set<() => void>();
-
-  const notify = () => {
-    for (const listener of [...listeners]) listener();
-  };
 
   const answer = (method: string, params: Record<string, unknown>, token: string | undefined) => {
     const expected = method === 'apps.connections.open' ? appToken : botToken;
@@ -173,27 +129,14 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     return workspace.answer(method, params);
   };
 
-  /** A failure scripted for this very call (by its parameters) first, then the method's queue. */
-  const scriptedFailure = (method: string, params: Record<string, unknown>) => {
-    const targeted = targetedFailures.find(
-      (candidate) => candidate.method === method && candidate.left > 0 && candidate.matches(params),
-    );
-    if (targeted) {
-      targeted.left -= 1;
-      return targeted.failure;
-    }
-    return failures.get(method)?.shift();
-  };
-
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const raw = await readBody(request);
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (path.startsWith('/respond/')) {
-      responses.push({
+      log.recordResponse({
         name: path.slice('/respond/'.length),
         body: parseWebApiParams(raw, 'application/json'),
       });
-      notify();
       sendJson(response, 200, { ok: true });
       return;
     }
@@ -212,12 +155,11 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
         : undefined;
     const record = (status: number, body: Record<string, unknown>) => {
       const call = { method, params, token, status, response: body };
-      calls.push(call);
-      notify();
+      log.record(call);
       return call;
     };
 
-    const scripted = scriptedFailure(method, params);
+    const scripted = faults.failureFor(method, params);
     if (scripted?.type === 'rate-limited') {
       record(429, { ok: false, error: 'ratelimited' });
       response.writeHead(429, { 'retry-after': String(scripted.retryAfterSeconds) });
@@ -233,12 +175,10 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     const body =
       scripted?.type === 'error' ? { ok: false, error: scripted.error } : answer(method, params, token);
     const call = record(200, body);
-    const hold = holds.findIndex((candidate) => candidate.method === method && candidate.matches(call));
-    if (hold >= 0) {
+    const held = faults.takeHold(call);
+    if (held) {
       // Slack did the work (the message is there for anyone reading the thread); the caller has not heard.
-      const [held] = holds.splice(hold, 1);
-      held?.arrived(call);
-      if ((await held?.released) === 'drop') {
+      if ((await held) === 'drop') {
         response.destroy();
         return;
       }
@@ -260,37 +200,16 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
 
-  const waitUntil = <T>(find: () => T | undefined, what: string, timeoutMs: number): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const found = find();
-      if (found !== undefined) {
-        resolve(found);
-        return;
-      }
-      const check = () => {
-        const match = find();
-        if (match === undefined) return;
-        listeners.delete(check);
-        clearTimeout(timer);
-        resolve(match);
-      };
-      const timer = setTimeout(() => {
-        listeners.delete(check);
-        reject(new Error(`the fake Slack API never saw ${what} (within ${timeoutMs} ms)`));
-      }, timeoutMs);
-      listeners.add(check);
-    });
-
   return {
     url: `${origin}/api/`,
     origin,
     botToken,
     appToken,
     identity,
-    calls,
-    responses,
-    succeeded: (method) => calls.filter((call) => call.method === method && call.response.ok === true),
-    callsTo: (method) => calls.filter((call) => call.method === method),
+    calls: log.calls,
+    responses: log.responses,
+    succeeded: (method) => log.calls.filter((call) => call.method === method && call.response.ok === true),
+    callsTo: (method) => log.calls.filter((call) => call.method === method),
     thread: (channel, threadTs) =>
       workspace
         .messages()
@@ -299,44 +218,19 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     message: (channel, ts) => workspace.message(channel, ts),
     assistantStatus: (channel, threadTs) => workspace.assistantStatus(channel, threadTs),
     responseUrl: (name = 'click') => `${origin}/respond/${name}`,
-    failNext(method, failure, times = 1) {
-      const queue = failures.get(method) ?? [];
-      for (let i = 0; i < times; i += 1) queue.push(failure);
-      failures.set(method, queue);
-    },
-    failMatching(method, matches, failure, times = 1) {
-      targetedFailures.push({ method, matches, failure, left: times });
-    },
-    holdNext(method, matches = () => true) {
-      let settle: (how: 'answer' | 'drop') => void = () => {};
-      const released = new Promise<'answer' | 'drop'>((resolve) => {
-        settle = resolve;
-      });
-      const release = () => settle('answer');
-      releases.add(release);
-      let arrived: (call: SlackApiCall) => void = () => {};
-      const arrival = new Promise<SlackApiCall>((resolve) => {
-        arrived = resolve;
-      });
-      holds.push({ method, matches, arrived, released });
-      return { arrived: arrival, release, drop: () => settle('drop') };
-    },
+    failNext: faults.failNext,
+    failMatching: faults.failMatching,
+    holdNext: faults.holdNext,
     setUser: (userId, profile) => workspace.setUser(userId, profile),
     setGroupMembers: (groupId, members) => workspace.setGroupMembers(groupId, members),
     setChannel: (channelId, info) => workspace.setChannel(channelId, info),
     addHumanMessage: (message) => workspace.addHumanMessage(message),
     setSocketModeUrl: (url) => workspace.setSocketModeUrl(url),
-    waitFor: (method, matches = () => true, timeoutMs = 10_000) =>
-      waitUntil(
-        () => calls.find((call) => call.method === method && matches(call)),
-        `a matching ${method} call`,
-        timeoutMs,
-      ),
-    waitForResponse: (matches = () => true, timeoutMs = 10_000) =>
-      waitUntil(() => responses.find(matches), 'a matching response_url post', timeoutMs),
+    waitFor: log.waitFor,
+    waitForResponse: log.waitForResponse,
     async close() {
-      listeners.clear();
-      for (const release of releases) release();
+      log.stopWaiting();
+      faults.releaseAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
