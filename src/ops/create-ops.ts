@@ -48,6 +48,8 @@ export interface Ops {
   watchSlackClient(client: WebClient): void;
   /** For `createSlackWebApi`'s `onError`. */
   slackError(error: SlackApiError): void;
+  /** For `createSlackWebApi`'s `onRetry`: a call sent again once its method's rate limit had passed. */
+  slackRetried(): void;
   /** `/health`, `/ready` and `/metrics`: ready while the database and `slack` answer. */
   endpoints(slack: () => Promise<unknown>): OpsEndpoints;
 }
@@ -95,6 +97,9 @@ export function createOps(options: OpsOptions): Ops {
     },
     watchSlackClient(client) {
       client.on(WebClientEvent.RATE_LIMITED, () => metrics.slackRateLimited.inc());
+    },
+    slackRetried() {
+      metrics.slackRetries.inc();
     },
     slackError(error) {
       // Slack's error strings are a short fixed vocabulary; anything else (a transport message) is one label.

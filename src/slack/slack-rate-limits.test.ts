@@ -58,11 +58,20 @@ describe('SlackRateLimits', () => {
   it('waits out a 429 within its patience and sends the call again', async () => {
     const limits = new SlackRateLimits();
     const slack = scripted([limited('reactions.add', 20), 'ok']);
+    let retries = 0;
 
-    const result = await limits.run('reactions.add', slack.call, { patienceMs: 1_000, attempts: 4, toError });
+    const result = await limits.run('reactions.add', slack.call, {
+      patienceMs: 1_000,
+      attempts: 4,
+      toError,
+      onRetry: () => {
+        retries += 1;
+      },
+    });
 
     expect(result).toBe('sent');
     expect(slack.calls).toEqual([1, 2]);
+    expect(retries).toBe(1);
   });
 
   it('never sends again with no patience, even when Slack asks for no wait at all', async () => {

@@ -44,6 +44,8 @@ export class SlackRateLimits {
       readonly patienceMs: number;
       readonly attempts: number;
       readonly toError: (error: unknown) => SlackApiError;
+      /** Told before each call sent again after a 429 (metrics). */
+      readonly onRetry?: () => void;
     },
   ): Promise<Result> {
     for (let attempt = 1; ; attempt += 1) {
@@ -61,6 +63,7 @@ export class SlackRateLimits {
         // Patience 0 never sends again here, however short the wait: its caller keeps its own schedule.
         const waits = options.patienceMs > 0 && failure.retryAfterMs <= options.patienceMs;
         if (!waits || attempt >= options.attempts) throw failure;
+        options.onRetry?.();
       }
     }
   }

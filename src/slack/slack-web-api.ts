@@ -32,6 +32,8 @@ export interface SlackWebApiOptions {
   readonly redact?: Redact;
   /** Told of every failed call (metrics), including those the caller then treats as harmless. */
   readonly onError?: (error: SlackApiError) => void;
+  /** Told of every call sent again after a 429 (metrics). */
+  readonly onRetry?: () => void;
   /** Which methods Slack has asked to wait, shared with the process's other ports (see `SlackRateLimits`). */
   readonly rateLimits?: SlackRateLimits;
   /**
@@ -100,7 +102,12 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     work: () => Promise<Result>,
     patienceMs = options.rateLimitPatienceMs ?? 0,
   ): Promise<Result> =>
-    rateLimits.run(method, work, { patienceMs, attempts: rateLimitedAttempts, toError: toError(method) });
+    rateLimits.run(method, work, {
+      patienceMs,
+      attempts: rateLimitedAttempts,
+      toError: toError(method),
+      onRetry: options.onRetry,
+    });
 
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;

@@ -37,7 +37,7 @@ export function buildSlackPorts(deps: {
   readonly logger: Logger;
   readonly redact: Redact;
   readonly now: () => number;
-  readonly ops: Pick<Ops, 'slackError'>;
+  readonly ops: Pick<Ops, 'slackError' | 'slackRetried'>;
   /** This process, as written on the live messages it opens. */
   readonly owner: () => string;
   readonly busy: () => boolean;
@@ -52,6 +52,7 @@ export function buildSlackPorts(deps: {
       logger: logger.child({ component }),
       redact,
       onError: deps.ops.slackError,
+      onRetry: deps.ops.slackRetried,
       lookups,
       rateLimits,
       rateLimitPatienceMs,
