@@ -51,7 +51,7 @@ export class SlackRateLimits {
     for (let attempt = 1; ; attempt += 1) {
       const wait = this.remaining(method);
       if (wait > 0) {
-        if (wait > options.patienceMs || attempt > options.attempts) throw rateLimited(method, wait);
+        if (wait > options.patienceMs) throw rateLimited(method, wait);
         await sleep(wait);
       }
       try {
