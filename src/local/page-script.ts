@@ -129,9 +129,16 @@ ${pageBlocksScript}
   function refresh() {
     if (refreshing) { refreshing.again = true; return refreshing.promise; }
     var current = { again: false };
-    current.promise = fetch('/state?as=' + encodeURIComponent(ui.viewer), { cache: 'no-store' })
+    var asked = ui.viewer;
+    current.promise = fetch('/state?as=' + encodeURIComponent(asked), { cache: 'no-store' })
       .then(answered)
-      .then(function (snapshot) { state = snapshot; render(); })
+      .then(function (snapshot) {
+        // Someone else's view, asked for before the viewer changed: never shown under the new name.
+        if (asked !== ui.viewer) { current.again = true; return; }
+        state = snapshot;
+        render();
+        document.body.dataset.renderedFor = asked;
+      })
       .catch(function () {})
       .then(function () { refreshing = null; if (current.again) refresh(); });
     refreshing = current;

@@ -60,6 +60,8 @@ const approvalCard = (page: Page) =>
 async function switchTo(page: Page, user: string) {
   await page.selectOption('#viewer', user);
   await expect.poll(() => page.locator('#viewer').inputValue()).toBe(user);
+  // The page shows what the server holds for `user` only once it has asked and drawn it.
+  await expect.poll(() => page.locator('body').getAttribute('data-rendered-for')).toBe(user);
 }
 
 describe('local workspace in a browser', () => {
