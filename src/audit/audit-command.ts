@@ -8,9 +8,15 @@ import { openStore } from '../startup/open-store.js';
 import type { Store } from '../store/index.js';
 import type { AuditEvent } from '../store/records.js';
 import { StoredRowInvalidError } from '../store/store-errors.js';
-import { AuditChainVerifier, describeAuditChainBreak } from './verify-audit-chain.js';
+import {
+  type AuditAnchor,
+  AuditChainVerifier,
+  describeAuditChainBreak,
+  parseAuditAnchor,
+} from './verify-audit-chain.js';
 
-const usage = 'Usage: holdfast audit export [--since <ISO time>] | holdfast audit verify';
+const usage =
+  'Usage: holdfast audit export [--since <ISO time>] | holdfast audit verify [--anchor <row id>:<hash>]';
 const pageSize = 1_000;
 
 export interface AuditCommandIo {
@@ -27,18 +33,31 @@ export interface AuditCommandIo {
  */
 export async function auditCommand(args: readonly string[], io: AuditCommandIo): Promise<number> {
   const [subcommand, ...rest] = args;
-  let options: { since?: string };
+  let options: { since?: string; anchor?: string };
   try {
-    options = parseArgs({ args: [...rest], options: { since: { type: 'string' } }, strict: true }).values;
+    options = parseArgs({
+      args: [...rest],
+      options: { since: { type: 'string' }, anchor: { type: 'string' } },
+      strict: true,
+    }).values;
   } catch (error) {
     io.stderr.write(`holdfast audit: ${describeError(error)}\n${usage}\n`);
     return 2;
   }
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  if (Number.isNaN(since) || (subcommand !== 'export' && subcommand !== 'verify')) {
-    io.stderr.write(
-      `holdfast audit: ${Number.isNaN(since) ? `--since ${options.since} is not a time such as 2026-01-31T00:00:00Z` : `unknown subcommand "${subcommand ?? ''}"`}\n${usage}\n`,
-    );
+  const anchor = options.anchor === undefined ? undefined : parseAuditAnchor(options.anchor);
+  const mistake =
+    subcommand !== 'export' && subcommand !== 'verify'
+      ? `unknown subcommand "${subcommand ?? ''}"`
+      : Number.isNaN(since)
+        ? `--since ${options.since} is not a time such as 2026-01-31T00:00:00Z`
+        : options.anchor !== undefined && subcommand !== 'verify'
+          ? '--anchor goes with verify'
+          : options.anchor !== undefined && anchor === undefined
+            ? `--anchor ${options.anchor} is not <row id>:<hash>, as verify prints a trail's last row`
+            : undefined;
+  if (mistake) {
+    io.stderr.write(`holdfast audit: ${mistake}\n${usage}\n`);
     return 2;
   }
   let store: Store;
@@ -53,7 +72,7 @@ export async function auditCommand(args: readonly string[], io: AuditCommandIo):
   try {
     return subcommand === 'export'
       ? await exportTrail(store, since, io.stdout)
-      : await verifyTrail(store, io.stdout);
+      : await verifyTrail(store, io.stdout, anchor);
   } finally {
     await store.close();
   }
@@ -84,8 +103,8 @@ async function exportTrail(store: Store, since: number | undefined, out: Writabl
   return 0;
 }
 
-async function verifyTrail(store: Store, out: Writable): Promise<number> {
-  const verifier = new AuditChainVerifier();
+async function verifyTrail(store: Store, out: Writable, anchor: AuditAnchor | undefined): Promise<number> {
+  const verifier = new AuditChainVerifier(anchor);
   try {
     for await (const page of pages(store, undefined)) {
       for (const event of page) {
@@ -98,9 +117,12 @@ async function verifyTrail(store: Store, out: Writable): Promise<number> {
     const at = { type: 'unreadable', id: Number(error.key), detail: error.message } as const;
     return broken(verifier.rows, describeAuditChainBreak(at), out);
   }
+  const past = verifier.finish();
+  if (past) return broken(verifier.rows, describeAuditChainBreak(past), out);
   const head = verifier.head();
   const last = head.lastId === null ? '' : `, last row ${head.lastId} with hash ${head.lastHash}`;
-  out.write(`audit trail intact: ${head.rows} rows${last}\n`);
+  const anchored = anchor ? `; anchor row ${anchor.id} matches` : '';
+  out.write(`audit trail intact: ${head.rows} rows${last}${anchored}\n`);
   return 0;
 }
 

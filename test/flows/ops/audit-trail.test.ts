@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { auditCommand } from '../../../src/audit/audit-command.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { auditRowHash } from '../../../src/store/rules/audit-chain.js';
 import { countingShellTool, startSlackHarness, waitForCard } from '../slack/slack-harness.js';
 import { denyWithReason } from '../slack/slack-modals.js';
 import { runToEnd } from '../startup/run-holdfast.js';
@@ -74,6 +75,43 @@ function exec(databasePath: string, sql: string): void {
   }
 }
 
+function anchorOf(databasePath: string, id: number): string {
+  const db = new Database(databasePath, { readonly: true });
+  try {
+    const row = db.prepare('SELECT hash FROM audit_events WHERE id = ?').get(id) as { hash: string };
+    return `${id}:${row.hash}`;
+  } finally {
+    db.close();
+  }
+}
+
+/** What someone who can write to the database would do: change the last row and recompute its hash. */
+function rewriteLastRow(databasePath: string, id: number, actor: string): void {
+  const db = new Database(databasePath);
+  try {
+    const row = db.prepare('SELECT * FROM audit_events WHERE id = ?').get(id) as {
+      at: number;
+      kind: string;
+      approval_id: string | null;
+      conversation_id: string | null;
+      data_json: string;
+      previous_hash: string | null;
+    };
+    const hash = auditRowHash(row.previous_hash, {
+      id,
+      at: row.at,
+      actor,
+      kind: row.kind,
+      approvalId: row.approval_id,
+      conversationId: row.conversation_id,
+      data: JSON.parse(row.data_json) as Record<string, unknown>,
+    });
+    db.prepare('UPDATE audit_events SET actor = ?, hash = ? WHERE id = ?').run(actor, hash, id);
+  } finally {
+    db.close();
+  }
+}
+
 describe('holdfast audit', () => {
   it('exports the trail of an approval as JSON Lines, each row linked to the one before it', async () => {
     const databasePath = await trailOfTwoApprovals();
@@ -135,6 +173,62 @@ describe('holdfast audit', () => {
 
     expect(verified.code).toBe(1);
     expect(verified.stdout).toMatch(/audit rows between row 1 and row 3 were removed/);
+  });
+
+  it('checks the trail still holds an anchor printed by an earlier verify', async () => {
+    const databasePath = await trailOfTwoApprovals();
+    const earlier = await audit(databasePath, 'verify');
+    const [, id, hash] = /last row (\d+) with hash ([0-9a-f]{64})/.exec(earlier.stdout) ?? [];
+
+    const verified = await audit(databasePath, 'verify', '--anchor', `${id}:${hash}`);
+
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(
+      /^audit trail intact: 4 rows, last row 4 with hash [0-9a-f]{64}; anchor row 4 matches\n$/,
+    );
+  });
+
+  it('shows rows removed from the end, which the chain alone cannot, against an anchor', async () => {
+    const databasePath = await trailOfTwoApprovals();
+    const anchor = anchorOf(databasePath, 4);
+    exec(databasePath, 'DELETE FROM audit_events WHERE id >= 3');
+
+    const unanchored = await audit(databasePath, 'verify');
+    const anchored = await audit(databasePath, 'verify', '--anchor', anchor);
+
+    expect(unanchored).toMatchObject({ code: 0 });
+    expect(unanchored.stdout).toMatch(/^audit trail intact: 2 rows/);
+    expect(anchored.code).toBe(1);
+    expect(anchored.stdout).toBe(
+      'audit trail broken: audit row 4, the anchor, is gone: rows were removed from the end of the trail (found after checking 2 rows)\n',
+    );
+  });
+
+  it('shows a row rewritten with its hash recomputed, against an anchor', async () => {
+    const databasePath = await trailOfTwoApprovals();
+    const anchor = anchorOf(databasePath, 4);
+    rewriteLastRow(databasePath, 4, 'U0MALLORY');
+
+    const unanchored = await audit(databasePath, 'verify');
+    const anchored = await audit(databasePath, 'verify', '--anchor', anchor);
+
+    expect(unanchored.code).toBe(0);
+    expect(anchored.code).toBe(1);
+    expect(anchored.stdout).toMatch(
+      /^audit trail broken: audit row 4 no longer has the anchor's hash: it, or a row before it, was rewritten/,
+    );
+  });
+
+  it('refuses an anchor that is not <row id>:<hash>, and one given to export, with exit 2', async () => {
+    const databasePath = await trailOfTwoApprovals();
+
+    const malformed = await audit(databasePath, 'verify', '--anchor', '4:nothex');
+    const onExport = await audit(databasePath, 'export', '--anchor', anchorOf(databasePath, 4));
+
+    expect(malformed).toMatchObject({ code: 2, stdout: '' });
+    expect(malformed.stderr).toMatch(/--anchor 4:nothex is not <row id>:<hash>/);
+    expect(onExport).toMatchObject({ code: 2, stdout: '' });
+    expect(onExport.stderr).toMatch(/--anchor goes with verify/);
   });
 
   it('runs as npm run audit -- verify, exiting 1 on a broken trail', async () => {
