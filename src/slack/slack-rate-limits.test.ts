@@ -109,4 +109,89 @@ describe('SlackRateLimits', () => {
     expect(slack.calls).toEqual([1]);
     expect(limits.remaining('chat.postEphemeral')).toBe(0);
   });
+
+  it('lets one waiting call go first when a pause ends, and the rest once Slack has taken it', async () => {
+    const limits = new SlackRateLimits();
+    limits.limited('reactions.add', 20);
+    const events: string[] = [];
+    const send = (name: string) => async () => {
+      events.push(`${name} sent`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      events.push(`${name} answered`);
+      return name;
+    };
+    const options = { patienceMs: 1_000, attempts: 4, toError };
+
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((name) => limits.run('reactions.add', send(name), options)),
+    );
+
+    expect(results).toEqual(['a', 'b', 'c']);
+    const [firstSent, firstAnswered, ...rest] = events;
+    expect(firstSent).toMatch(/ sent$/);
+    expect(firstAnswered).toBe(firstSent?.replace('sent', 'answered'));
+    expect(rest.filter((event) => event.endsWith(' sent'))).toHaveLength(2);
+  });
+
+  it('keeps the others waiting when the first call after a pause is limited again', async () => {
+    const limits = new SlackRateLimits();
+    limits.limited('chat.update', 10);
+    // Slack's side: the first call it sees starts a limit of 30 ms, and every call inside it is refused.
+    let limitedUntil: number | undefined;
+    let refused = 0;
+    const send = (name: string) => async () => {
+      const now = performance.now();
+      limitedUntil ??= now + 30;
+      if (now < limitedUntil) {
+        refused += 1;
+        throw limited('chat.update', Math.ceil(limitedUntil - now));
+      }
+      return name;
+    };
+    const options = { patienceMs: 1_000, attempts: 4, toError };
+
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((name) => limits.run('chat.update', send(name), options)),
+    );
+
+    expect(results).toEqual(['a', 'b', 'c']);
+    // Only the call that went first met the new limit; nobody else was sent into it.
+    expect(refused).toBe(1);
+  });
+
+  it('sends a call with no patience at once, beside a first call still being answered', async () => {
+    const limits = new SlackRateLimits();
+    limits.limited('chat.postMessage', 10);
+    let release = () => {};
+    const slow = () =>
+      new Promise<string>((resolve) => {
+        release = () => resolve('slow');
+      });
+    const first = limits.run('chat.postMessage', slow, { patienceMs: 1_000, attempts: 4, toError });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+
+    const eager = await limits.run('chat.postMessage', async () => 'eager', {
+      patienceMs: 0,
+      attempts: 1,
+      toError,
+    });
+    release();
+
+    expect(eager).toBe('eager');
+    expect(await first).toBe('slow');
+  });
+
+  it('counts patience over all its waits, not each', async () => {
+    let now = 0;
+    const limits = new SlackRateLimits(() => now);
+    const slack = scripted([limited('views.publish', 600), limited('views.publish', 600), 'ok']);
+    const run = limits.run('views.publish', slack.call, { patienceMs: 1_000, attempts: 4, toError });
+    // The injected clock does not move while the call sleeps its 600 ms; move it as that sleep ends.
+    setTimeout(() => {
+      now += 600;
+    }, 590);
+
+    await expect(run).rejects.toMatchObject({ slackError: 'ratelimited', retryAfterMs: 600 });
+    expect(slack.calls).toEqual([1, 2]);
+  });
 });

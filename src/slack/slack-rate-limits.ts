@@ -9,6 +9,10 @@ import { SlackApiError } from './slack-errors.js';
  */
 export class SlackRateLimits {
   readonly #pausedUntil = new Map<string, number>();
+  /** Methods limited since their last answer from Slack: the next call after the pause goes alone. */
+  readonly #unproven = new Set<string>();
+  /** The call now testing a method whose pause has just ended; the others follow once it is answered. */
+  readonly #firstAfterPause = new Map<string, Promise<void>>();
   readonly #now: () => number;
 
   /** Retry-After counts real seconds: a monotonic clock, not the app's (tests move that one by hand). */
@@ -28,14 +32,17 @@ export class SlackRateLimits {
 
   /** Slack answered a call to `method` with a 429 and asked for `retryAfterMs`. */
   limited(method: string, retryAfterMs: number): void {
+    this.#unproven.add(method);
     const until = this.#now() + retryAfterMs;
     if (until > (this.#pausedUntil.get(method) ?? 0)) this.#pausedUntil.set(method, until);
   }
 
   /**
-   * Runs `call` once its method may go, waiting out a pause (Slack's, or one another call ran into) when
-   * it ends within `patienceMs`, at most `attempts` times in all; otherwise fails as Slack would have,
-   * without calling it. `toError` reads a failure: one with `retryAfterMs` was a 429.
+   * Runs `call` once its method may go, waiting out a pause (Slack's, or one another call ran into) for
+   * `patienceMs` in all, sending it `attempts` times at most; otherwise fails as Slack would have, without
+   * calling it. When a pause ends, one waiting call goes first and the others once Slack has answered it,
+   * so a queue of them does not meet the limit again all at once. With no patience a call never waits,
+   * not even for that first one. `toError` reads a failure: one with `retryAfterMs` was a 429.
    */
   async run<Result>(
     method: string,
@@ -48,22 +55,51 @@ export class SlackRateLimits {
       readonly onRetry?: () => void;
     },
   ): Promise<Result> {
-    for (let attempt = 1; ; attempt += 1) {
+    const patient = options.patienceMs > 0;
+    const deadline = this.#now() + options.patienceMs;
+    for (let sent = 0; ; ) {
       const wait = this.remaining(method);
       if (wait > 0) {
-        if (wait > options.patienceMs) throw rateLimited(method, wait);
+        if (!patient || this.#now() + wait > deadline) throw rateLimited(method, wait);
         await sleep(wait);
+        continue;
       }
+      const first = this.#firstAfterPause.get(method);
+      if (first && patient) {
+        await first;
+        continue;
+      }
+      const goesFirst = patient && this.#unproven.has(method);
+      let answered = () => {};
+      if (goesFirst) {
+        this.#firstAfterPause.set(
+          method,
+          new Promise<void>((resolve) => {
+            answered = resolve;
+          }),
+        );
+      }
+      sent += 1;
       try {
-        return await call();
+        const result = await call();
+        this.#unproven.delete(method);
+        return result;
       } catch (error) {
         const failure = options.toError(error);
-        if (failure.retryAfterMs === undefined) throw failure;
+        if (failure.retryAfterMs === undefined) {
+          this.#unproven.delete(method);
+          throw failure;
+        }
         this.limited(method, failure.retryAfterMs);
         // Patience 0 never sends again here, however short the wait: its caller keeps its own schedule.
-        const waits = options.patienceMs > 0 && failure.retryAfterMs <= options.patienceMs;
-        if (!waits || attempt >= options.attempts) throw failure;
+        const waits = patient && this.#now() + failure.retryAfterMs <= deadline;
+        if (!waits || sent >= options.attempts) throw failure;
         options.onRetry?.();
+      } finally {
+        if (goesFirst) {
+          this.#firstAfterPause.delete(method);
+          answered();
+        }
       }
     }
   }
