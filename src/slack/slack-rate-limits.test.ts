@@ -194,4 +194,24 @@ describe('SlackRateLimits', () => {
     await expect(run).rejects.toMatchObject({ slackError: 'ratelimited', retryAfterMs: 600 });
     expect(slack.calls).toEqual([1, 2]);
   });
+
+  it('stops waiting for a first call that hangs once its own patience is spent, and goes', async () => {
+    const limits = new SlackRateLimits();
+    limits.limited('reactions.remove', 5);
+    const hanging = limits.run('reactions.remove', () => new Promise<string>(() => {}), {
+      patienceMs: 1_000,
+      attempts: 4,
+      toError,
+    });
+    void hanging;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const next = await limits.run('reactions.remove', async () => 'sent', {
+      patienceMs: 50,
+      attempts: 4,
+      toError,
+    });
+
+    expect(next).toBe('sent');
+  });
 });

@@ -65,11 +65,13 @@ export class SlackRateLimits {
         continue;
       }
       const first = this.#firstAfterPause.get(method);
-      if (first && patient) {
-        await first;
+      const patienceLeft = deadline - this.#now();
+      // A first call that hangs holds the others no longer than their patience; then they go anyway.
+      if (first && patient && patienceLeft > 0) {
+        await Promise.race([first, sleep(patienceLeft)]);
         continue;
       }
-      const goesFirst = patient && this.#unproven.has(method);
+      const goesFirst = patient && first === undefined && this.#unproven.has(method);
       let answered = () => {};
       if (goesFirst) {
         this.#firstAfterPause.set(
