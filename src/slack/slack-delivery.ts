@@ -34,7 +34,6 @@ export interface SlackDeliveryDeps {
   readonly logger: Logger;
   /** The configured secrets and credential patterns, applied to answers before they become mrkdwn. */
   readonly redact: Redact;
-  readonly now?: () => number;
   /** The live messages of running turns: an answer replaces its turn's instead of posting anew. */
   readonly live?: LiveAnswers;
   /** Who gets copies of a request in their direct messages; nobody when absent. */
@@ -52,10 +51,6 @@ const cardPart = z.object({ channel: z.string(), ts: z.string() });
  */
 export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   const { slack, store, policy } = deps;
-  const now = deps.now ?? Date.now;
-  // A 429 pauses the whole method, not just the row that hit it: the others would only hit it too.
-  const pausedUntil = new Map<string, number>();
-
   const threadAt = (conversationId: string): ThreadKey => {
     const thread = threadOf(conversationId);
     if (!thread) throw new DeliveryError('conversation_unknown', { type: 'undeliverable' });
@@ -67,13 +62,13 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     return approval;
   };
 
+  // A 429 pauses the whole method, not just the row that hit it: the port fails the others at once
+  // (see SlackRateLimits), and each is tried again once the method's pause has passed.
   const slackCall = async <Result>(method: string, work: () => Promise<Result>): Promise<Result> => {
-    const paused = (pausedUntil.get(method) ?? 0) - now();
-    if (paused > 0) throw new DeliveryError('ratelimited', { type: 'retry', afterMs: paused });
     try {
       return await work();
     } catch (error) {
-      throw toDeliveryError(method, error, (until) => pausedUntil.set(method, until), now);
+      throw toDeliveryError(method, error);
     }
   };
 

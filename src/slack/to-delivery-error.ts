@@ -16,16 +16,10 @@ export function stillInDoubt(error: unknown): never {
     : error;
 }
 
-export function toDeliveryError(
-  method: string,
-  error: unknown,
-  pause: (until: number) => void,
-  now: () => number,
-): DeliveryError {
+export function toDeliveryError(method: string, error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof SlackApiError) {
     if (error.retryAfterMs !== undefined) {
-      pause(now() + error.retryAfterMs);
       return new DeliveryError(
         'ratelimited',
         { type: 'retry', afterMs: error.retryAfterMs },

@@ -75,7 +75,6 @@ export function buildSlackPorts(deps: {
     policy: deps.policy,
     logger: logger.child({ component: 'slack-delivery' }),
     redact,
-    now,
     live,
     reach: config.reach,
   });
