@@ -9,6 +9,7 @@ import type { Approval } from '../store/records.js';
 import { defaultAdmissionLimits } from '../store/rules/admit-turn.js';
 import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import type { AgentCache } from './agent-cache.js';
+import { InboundQueue } from './inbound-queue.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
 import type { RuntimeOptions } from './runtime-options.js';
@@ -29,6 +30,8 @@ export class Runtime {
   readonly agents: AgentCache;
   readonly identity: ProcessIdentity;
   readonly outbox: OutboxWorker | undefined;
+  /** Messages acknowledged before they became turns; the adapter that keeps them handles them. */
+  readonly inbound: InboundQueue;
   readonly #options: RuntimeOptions;
   #observer: TurnObserver = silentObserver;
   #stopSweep: (() => void) | undefined;
@@ -51,6 +54,11 @@ export class Runtime {
     this.runner = parts.runner;
     this.scheduler = parts.scheduler;
     this.#nudge = parts.nudge;
+    this.inbound = new InboundQueue({
+      store: this.store.inbound,
+      logger: options.logger,
+      now: options.now ?? Date.now,
+    });
     this.#stopNotices = this.#listen();
   }
 
@@ -175,7 +183,7 @@ export class Runtime {
    * requests then expire in batches after start-up rather than before it.
    */
   recover(options?: { readonly expiry?: 'now' | 'background' }): Promise<RecoveryReport> {
-    return recoverTurns(this.#recoveryDeps(), options);
+    return recoverTurns(this.#recoveryDeps(), { ...options, inboundOlderThanMs: 0 });
   }
 
   startSweep(intervalMs: number): void {
@@ -192,11 +200,13 @@ export class Runtime {
       logger: this.#options.logger,
       now: this.#options.now ?? Date.now,
       nudge: this.#nudge,
+      inbound: this.inbound,
     };
   }
 
   /** Resolves when no turn is queued or running and nothing this process claimed waits to be sent. */
   async idle(): Promise<void> {
+    await this.inbound.idle();
     await this.scheduler.idle();
     await this.outbox?.idle();
     await this.scheduler.idle();
@@ -210,6 +220,9 @@ export class Runtime {
   async shutdown(graceMs = 10_000): Promise<void> {
     this.#stopSweep?.();
     this.#stopNotices?.();
+    // A message being made into a turn finishes first (it is quick: Slack lookups that fail fast and
+    // one write); what does not stays kept for the next process.
+    await this.inbound.stop(graceMs);
     await this.scheduler.shutdown(graceMs);
     await this.outbox?.stop(graceMs);
   }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { OutboxWorker } from '../outbox/outbox-worker.js';
 import { leaseLapsed } from '../store/rules/claim-turn.js';
 import type { Store } from '../store/store.js';
+import type { InboundQueue } from './inbound-queue.js';
 import type { ProcessIdentity } from './process-identity.js';
 import type { TurnScheduler } from './turn-scheduler.js';
 
@@ -14,6 +15,8 @@ export interface RecoveryDeps {
   readonly now: () => number;
   /** Writes the reminders and escalations that are due (see `createApproverNudger`). */
   readonly nudge?: () => Promise<number>;
+  /** Messages acknowledged and not yet turns (see `InboundQueue`). */
+  readonly inbound?: InboundQueue;
 }
 
 export interface RecoveryReport {
@@ -24,6 +27,8 @@ export interface RecoveryReport {
   readonly started: number;
   readonly deliveries: number;
   readonly nudged: number;
+  /** Acknowledged messages a process left before they became turns, queued again. */
+  readonly received: number;
 }
 
 /** Expiries are committed in batches this size, so a backlog never holds the write lock for long. */
@@ -36,7 +41,11 @@ const expiryBatch = 200;
  */
 export async function recoverTurns(
   deps: RecoveryDeps,
-  options: { readonly expiry?: 'now' | 'background' } = {},
+  options: {
+    readonly expiry?: 'now' | 'background';
+    /** Messages kept longer ago than this are taken over; at boot 0: no live process of ours holds any. */
+    readonly inboundOlderThanMs?: number;
+  } = {},
 ): Promise<RecoveryReport> {
   const { store, scheduler, outbox, identity, logger } = deps;
   // At boot, a backlog of overdue requests is expired after start-up, not before it: a process with ten
@@ -65,6 +74,7 @@ export async function recoverTurns(
   // A request overdue by now (still being expired in the background at boot) is never nudged.
   const nudged = (await deps.nudge?.()) ?? 0;
   const deliveries = (await outbox?.sweep()) ?? 0;
+  const received = (await deps.inbound?.sweep(options.inboundOlderThanMs)) ?? 0;
   const report: RecoveryReport = {
     expired,
     resumed: recoverable.decidedAwaiting.length,
@@ -73,6 +83,7 @@ export async function recoverTurns(
     started: recoverable.queued.length,
     deliveries,
     nudged,
+    received,
   };
   if (Object.values(report).some((count) => count > 0)) logger.info(report, 'recovery sweep');
   return report;

@@ -22,8 +22,9 @@ export interface AttachSlackOptions {
   readonly runtime: Runtime;
   readonly slack: SlackPort;
   /**
-   * What a message's names and thread history are read through before it is acknowledged: a port that
-   * answers or fails fast (see `connectSlack`). `slack` unless given.
+   * What a message's names and thread history are read through once it is kept: a port that answers or
+   * fails fast (see `buildSlackPorts`), so a thread's turns are not held up behind a rate limit. `slack`
+   * unless given.
    */
   readonly intake?: SlackPort;
   readonly directory: ApproverDirectory;
@@ -57,6 +58,7 @@ export function attachSlack(options: AttachSlackOptions): void {
     botUserId,
     logger,
     teamId: options.teamId,
+    redact: options.redact,
   });
   registerApprovalActionListener(app, {
     runtime,

@@ -33,7 +33,7 @@ export async function readDirectContext(
     const people = recent.filter((message) => message.user !== undefined && !message.botId);
     const lastReset = people.findLastIndex((message) => isFreshStart(message.text));
     const asked = people.slice(lastReset + 1).slice(-directContextLimits.exchanges);
-    // Side by side: these reads happen before the message is acknowledged.
+    // Side by side: the thread's later messages wait for these reads.
     const threads = await Promise.all(
       asked.map((message) =>
         deps.slack.threadMessages({

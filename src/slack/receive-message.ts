@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { conversationId } from '../store/conversation-id.js';
 import { isFreshStart, readDirectContext } from './direct-context.js';
 import { mentionsLine } from './own-mentions.js';
-import type { MessageEvent } from './payloads.js';
+import { type MessageEvent, messageEventSchema } from './payloads.js';
 import { renderMentions } from './render-mentions.js';
 import type { SlackPort } from './slack-port.js';
 import { readThreadContext } from './thread-context.js';
@@ -13,9 +14,16 @@ export interface ReceiveMessageDeps {
   readonly slack: SlackPort;
   readonly botUserId: string;
   readonly logger: Logger;
+  /** A secret pasted into Slack is kept out of the database from the start. */
+  readonly redact?: (text: string) => string;
 }
 
 export type ReceiveResult =
+  | { readonly type: 'ignored'; readonly reason: string }
+  | { readonly type: 'duplicate' }
+  | { readonly type: 'kept' };
+
+export type TurnResult =
   | { readonly type: 'ignored'; readonly reason: string }
   | { readonly type: 'duplicate' }
   | { readonly type: 'refused'; readonly reason: 'thread-busy' | 'user-busy' }
@@ -27,10 +35,21 @@ export const freshStartReaction = 'broom';
 /** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
 const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);
 
+/** A message as it is kept between its acknowledgement and its turn (see `InboundQueue`). */
+const keptMessageSchema = z.object({
+  event: messageEventSchema,
+  teamId: z.string(),
+  eventId: z.string().optional(),
+});
+
 /**
- * One Slack message → at most one turn. A mention in a channel starts a conversation in its thread;
- * replies in a known thread and DMs continue one. Slack delivers at least once, and one post arrives as
- * both `message` and `app_mention`: the trigger key (channel:ts) makes every copy a single turn.
+ * One Slack message → at most one turn, in two halves. This one decides whether the message matters and
+ * keeps it on disk; Slack's acknowledgement waits for nothing else, in particular for no call to Slack.
+ * The names, the thread's history and the turn come after (`turnFromKeptMessage`).
+ *
+ * A mention in a channel starts a conversation in its thread; replies in a known thread and DMs continue
+ * one. Slack delivers at least once, and one post arrives as both `message` and `app_mention`: each copy
+ * is kept under its own key, and the trigger key (channel:ts) makes every copy a single turn.
  */
 export async function receiveMessage(
   deps: ReceiveMessageDeps,
@@ -43,28 +62,46 @@ export async function receiveMessage(
     return { type: 'ignored', reason: `subtype ${event.subtype}` };
   if (event.text.trim() === '') return { type: 'ignored', reason: 'no text' };
 
-  const isDirect = event.channel_type === 'im' || event.channel.startsWith('D');
-  const isMention = event.type === 'app_mention' || event.text.includes(`<@${deps.botUserId}`);
-  const threadTs = event.thread_ts ?? event.ts;
-  const key = { teamId: envelope.teamId, channelId: event.channel, threadTs };
-  const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
-  const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
+  const { isDirect, isMention, key, inThread } = readAddress(deps, event, envelope.teamId);
   if (!isDirect && !isMention) {
     // A plain channel message only matters inside a thread holdfast is already part of.
     if (!event.thread_ts) return { type: 'ignored', reason: 'not addressed to holdfast' };
+    const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
     if (!known) return { type: 'ignored', reason: 'thread holdfast is not part of' };
   }
-  const topLevelDirect = isDirect && !event.thread_ts;
-  if (topLevelDirect && isFreshStart(event.text)) {
+  if (isDirect && !event.thread_ts && isFreshStart(event.text)) {
     // Nothing to answer: the next message starts afresh. A reaction says so, and twice is still once.
-    await deps.slack
+    void deps.slack
       .addReaction({ channel: event.channel, ts: event.ts, name: freshStartReaction })
       .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not acknowledge a fresh start'));
     return { type: 'ignored', reason: 'a fresh start' };
   }
+  const redact = deps.redact ?? ((text: string) => text);
+  const { kept } = await deps.runtime.inbound.keep({
+    key: `${envelope.teamId}:${event.channel}:${event.ts}:${event.type}`,
+    lane: conversationId(key),
+    payload: JSON.stringify({ event: { ...event, text: redact(event.text) }, ...envelope }),
+  });
+  return kept ? { type: 'kept' } : { type: 'duplicate' };
+}
+
+/** The second half of `receiveMessage`: a kept message becomes a turn (or a polite refusal). */
+export async function turnFromKeptMessage(deps: ReceiveMessageDeps, payload: string): Promise<TurnResult> {
+  let parsed: z.output<typeof keptMessageSchema>;
+  try {
+    parsed = keptMessageSchema.parse(JSON.parse(payload));
+  } catch (error) {
+    // Written by this code a moment ago; one that cannot be read would fail the same way every time.
+    deps.logger.error({ err: error }, 'dropping a kept message that cannot be read');
+    return { type: 'ignored', reason: 'unreadable' };
+  }
+  const { event, teamId } = parsed;
+  const { isDirect, isMention, key, inThread } = readAddress(deps, event, teamId);
+  const threadTs = key.threadTs;
+  const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
+  const topLevelDirect = isDirect && !event.thread_ts;
   // Asked for the first time inside a thread people already wrote in: the model reads what they said.
-  // A new top-level DM carries the direct conversation on. The lookups run side by side: Slack waits
-  // three seconds for the acknowledgement, which comes only once the message is stored.
+  // A new top-level DM carries the direct conversation on. The lookups run side by side.
   const userName = (userId: string) => deps.slack.userName(userId);
   const [context, text, speaker, mentioned] = await Promise.all([
     inThread && !known
@@ -73,12 +110,11 @@ export async function receiveMessage(
         ? readDirectContext(deps, { channel: event.channel, beforeTs: event.ts })
         : undefined,
     renderMentions(event.text, { botUserId: deps.botUserId, userName }),
-    userName(event.user),
+    userName(event.user as string),
     mentionsLine(event.text, { botUserId: deps.botUserId, userName }),
   ]);
-  // Slack's retries (same event_id) and the message/app_mention twins all carry the same channel:ts, and
-  // the turn's trigger key is unique in the same commit that enqueues it: one post, one turn, no extra
-  // write per delivery.
+  // Slack's retries and the message/app_mention twins all carry the same channel:ts, and the turn's
+  // trigger key is unique in the same commit that enqueues it: one post, one turn.
   // One post that mentions holdfast arrives as a message/app_mention pair; a refusal is told (and
   // audited) for the app_mention copy only.
   const answersRefusal = event.type === 'app_mention' || !isMention;
@@ -87,7 +123,7 @@ export async function receiveMessage(
       ...key,
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
-      requestedBy: event.user,
+      requestedBy: event.user as string,
       inputText: [context, `@${speaker ?? event.user}: ${text}${describeFiles(event.files)}`, mentioned]
         .filter((part) => part !== undefined)
         .join('\n\n'),
@@ -101,7 +137,7 @@ export async function receiveMessage(
         .postEphemeral({
           channel: event.channel,
           threadTs: event.thread_ts,
-          user: event.user,
+          user: event.user as string,
           text: describeBusy(result.reason, result.unfinished),
         })
         .catch((error: unknown) => deps.logger.warn({ err: error }, 'could not say that holdfast is busy'));
@@ -110,6 +146,17 @@ export async function receiveMessage(
   }
   deps.logger.info({ turnId: result.turn.id, conversationId: result.turn.conversationId }, 'turn queued');
   return { type: 'queued', turnId: result.turn.id, conversationId: result.turn.conversationId };
+}
+
+/** Where a message belongs: its thread, and whether it was addressed to holdfast. */
+function readAddress(deps: Pick<ReceiveMessageDeps, 'botUserId'>, event: MessageEvent, teamId: string) {
+  const threadTs = event.thread_ts ?? event.ts;
+  return {
+    isDirect: event.channel_type === 'im' || event.channel.startsWith('D'),
+    isMention: event.type === 'app_mention' || event.text.includes(`<@${deps.botUserId}`),
+    key: { teamId, channelId: event.channel, threadTs },
+    inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
+  };
 }
 
 /** Attached files, as the model is told of them: name, type and size (their content is not read). */

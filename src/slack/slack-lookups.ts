@@ -5,8 +5,8 @@ export type SharedLookup<Value extends {}> = LRUCache<string, Value, () => Promi
 
 /**
  * What Slack answers that holds for a while: people's names, user groups' members, the DM channel with
- * a person, a message's link. One set serves every Web API port of a process (the intake lookups before
- * an ack, the listeners, the outbox), so each is asked of Slack once per process, not once per port:
+ * a person, a message's link. One set serves every Web API port of a process (the intake lookups for a
+ * kept message, the listeners, the outbox), so each is asked of Slack once per process, not once per port:
  * `users.info`, `conversations.open` and `chat.getPermalink` are all rate-limited. Concurrent lookups of
  * one key share one call, made through the client of the port that asked first; a failure is not kept.
  */

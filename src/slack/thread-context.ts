@@ -51,7 +51,7 @@ export async function describeMessages(
   deps: ContextDeps,
   messages: readonly ThreadMessage[],
 ): Promise<string[]> {
-  // Every name at once, each person once: these lookups happen before the mention is acknowledged.
+  // Every name at once, each person once: the thread's later messages wait for these lookups.
   const ids = new Set<string>();
   for (const message of messages) {
     if (message.user && message.user !== deps.botUserId && !message.botId) ids.add(message.user);

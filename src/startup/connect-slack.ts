@@ -11,7 +11,7 @@ export interface SlackConnection {
   readonly client: WebClient;
   /** For the outbox, which retries on its own schedule (see below). */
   readonly deliveryClient: WebClient;
-  /** For the lookups made before a message is acknowledged (see `intakeClient` below). */
+  /** For the lookups that make a kept message a turn (see `intakeClient` below). */
   readonly intakeClient: WebClient;
   readonly slackLogger: ReturnType<typeof boltLogger>;
   readonly identity: {
@@ -22,7 +22,7 @@ export interface SlackConnection {
   };
 }
 
-/** How long one lookup made before a message is acknowledged may take: two in a row fit in Slack's 3 s. */
+/** How long one lookup for a kept message may take: a slow Slack holds its thread back no longer. */
 export const intakeLookupTimeoutMs = 1_000;
 
 /** The Web API clients the app talks to Slack with, and who the bot is (`auth.test`). */
@@ -57,10 +57,10 @@ export async function connectSlack(
     timeout: 20_000,
   });
   ops.watchSlackClient(deliveryClient);
-  // A message is acknowledged only once it is stored, and Slack waits three seconds for that ack. The
-  // names and thread history looked up before storing it must not sleep through a Retry-After or wait on
-  // a slow answer: this client fails at once on a 429 and gives up after a second, and the message is
-  // then taken with ids for names and without the earlier history.
+  // A message is acknowledged once it is kept; its names and thread history are looked up after, and its
+  // thread's later messages wait for them (see `InboundQueue`). So those lookups do not sleep through a
+  // Retry-After or wait on a slow answer: this client fails at once on a 429 and gives up after a second,
+  // and the message then becomes a turn with ids for names and without the earlier history.
   const intakeClient = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
     fetch: transport.fetch,

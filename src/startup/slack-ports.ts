@@ -17,7 +17,7 @@ import type { HoldfastOverrides } from './holdfast.js';
 export interface SlackPorts {
   /** Listeners, the thread status and the approver directory (its client retries). */
   readonly slack: SlackPort;
-  /** The lookups made before a message is acknowledged (its client gives up fast). */
+  /** The lookups that make a kept message a turn (its client gives up fast). */
   readonly intake: SlackPort;
   readonly live: LiveAnswers;
   /** What the outbox sends through (its client leaves retries to the outbox). */

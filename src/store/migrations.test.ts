@@ -155,7 +155,7 @@ describe('openDatabase upgrades an older file in place', () => {
     const clock = createTestClock(t0 + 60_000);
     const { store, db } = openTestStore(file, { now: clock.now });
     expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
-    expect(floorOf(db)).toBe(String(latestSchemaVersion));
+    expect(floorOf(db)).toBe('6');
 
     expect(await store.turns.get('turn-1')).toMatchObject({
       status: 'awaiting_approval',
@@ -290,7 +290,7 @@ describe('openDatabase upgrades an older file in place', () => {
       );
     });
     const { store, db } = openTestStore(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
     expect(floorOf(db)).toBe('6');
     const grant = await store.grants.find('shell', { conversationId: c1, channelId: 'C0OPS' });
     expect(grant).toMatchObject({

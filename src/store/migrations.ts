@@ -5,6 +5,7 @@ import { migration3 } from './migrations/migration-3.js';
 import { migration4 } from './migrations/migration-4.js';
 import { migration5 } from './migrations/migration-5.js';
 import { migration6 } from './migrations/migration-6.js';
+import { migration7 } from './migrations/migration-7.js';
 
 export type { Migration } from './migrations/migration.js';
 
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   migration4,
   migration5,
   migration6,
+  migration7,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -2,6 +2,7 @@ import type { ApprovalStore } from './ports/approval-store.js';
 import type { AuditStore } from './ports/audit-store.js';
 import type { ConversationStore } from './ports/conversation-store.js';
 import type { GrantStore } from './ports/grant-store.js';
+import type { InboundStore } from './ports/inbound-store.js';
 import type { LiveMessageStore } from './ports/live-message-store.js';
 import type { OutboxStore } from './ports/outbox-store.js';
 import type { TranscriptStore } from './ports/transcript-store.js';
@@ -21,6 +22,7 @@ export type {
 export type { AuditFilter, AuditStore, NewAuditEvent } from './ports/audit-store.js';
 export type { ConversationKey, ConversationStore } from './ports/conversation-store.js';
 export type { GrantFilter, GrantScopes, GrantStore, GrantUse, NewGrant } from './ports/grant-store.js';
+export type { InboundMessage, InboundStore, NewInboundMessage } from './ports/inbound-store.js';
 export type { LiveMessage, LiveMessageStore } from './ports/live-message-store.js';
 export type { ClaimToken, CompletedDelivery, Effects, OutboxStore } from './ports/outbox-store.js';
 export type { ToolCallRef, ToolStartResult, TranscriptStore } from './ports/transcript-store.js';
@@ -47,6 +49,8 @@ export interface Store {
   readonly grants: GrantStore;
   readonly audit: AuditStore;
   readonly outbox: OutboxStore;
+  /** Messages acknowledged and not yet turns. */
+  readonly inbound: InboundStore;
   /**
    * Tells this process, as it happens, about work another process gave back. Only a store shared by
    * several processes on several machines has it; the periodic sweep remains the guarantee either way.

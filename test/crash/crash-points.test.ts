@@ -93,6 +93,29 @@ describe('holdfast killed at a named point (SIGKILL, or SIGTERM as a deploy), th
     expect(finishedAfterMs).toBeLessThan(takeoverBoundMs);
   });
 
+  it('mention acknowledged, its author not yet looked up: the next process makes it a turn, once', async () => {
+    const world = await startCrashWorld();
+    const first = await world.start('first');
+    const held = world.slack.holdNext('users.info');
+
+    // Acknowledged (200) while Slack still holds the author's name: it was kept, and nothing else waited.
+    const threadTs = await world.mention(first, '[t6] is the web tier healthy?');
+    await held.arrived;
+    expect(world.rows('SELECT count(*) AS n FROM turns')).toEqual([{ n: 0 }]);
+    expect(world.rows('SELECT count(*) AS n FROM inbound_messages')).toEqual([{ n: 1 }]);
+    await first.kill();
+    held.release();
+
+    await world.start('second');
+    const answers = await world.waitForAnswers(threadTs, 1, 60_000);
+
+    expect(answers.map((message) => message.text)).toEqual(['Answer for t6.']);
+    expect(world.rows('SELECT status, input_text FROM turns')).toEqual([
+      { status: 'completed', input_text: '@alice: [t6] is the web tier healthy?' },
+    ]);
+    expect(world.rows('SELECT count(*) AS n FROM inbound_messages')).toEqual([{ n: 0 }]);
+  });
+
   it('turn running in a model call: finished once, within seconds of the restart', async ({ annotate }) => {
     const world = await startCrashWorld();
     const first = await world.start('first');

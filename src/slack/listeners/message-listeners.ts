@@ -1,9 +1,16 @@
 import type { App } from '@slack/bolt';
 import { eventEnvelopeSchema, messageEventSchema } from '../payloads.js';
-import { type ReceiveMessageDeps, receiveMessage } from '../receive-message.js';
+import { type ReceiveMessageDeps, receiveMessage, turnFromKeptMessage } from '../receive-message.js';
 
-/** `app_mention` and `message` both feed the same intake; it dedupes the twins. */
+/**
+ * `app_mention` and `message` both feed the same intake; it dedupes the twins. A message is acknowledged
+ * once it is kept; the runtime's inbound queue then hands it back here to become a turn.
+ */
 export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { teamId?: string }): void {
+  deps.runtime.inbound.handle(async (message) => {
+    const result = await turnFromKeptMessage(deps, message.payload);
+    deps.logger.debug({ result: result.type, ts: tsOf(message.key) }, 'message event handled');
+  });
   const handle = async (rawEvent: unknown, rawBody: unknown, contextTeam: string | undefined) => {
     const event = messageEventSchema.safeParse(rawEvent);
     const envelope = eventEnvelopeSchema.safeParse(rawBody);
@@ -20,8 +27,15 @@ export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { 
       return;
     }
     const result = await receiveMessage(deps, event.data, { teamId, eventId: envelope.data.event_id });
-    deps.logger.debug({ result: result.type, ts: event.data.ts }, 'message event handled');
+    // A kept message is logged as handled once it is a turn (above).
+    if (result.type !== 'kept')
+      deps.logger.debug({ result: result.type, ts: event.data.ts }, 'message event handled');
   };
   app.event('app_mention', async ({ event, body, context }) => handle(event, body, context.teamId));
   app.message(async ({ message, body, context }) => handle(message, body, context.teamId));
+}
+
+/** The message's ts, from its inbound key (team:channel:ts:type). */
+function tsOf(key: string): string | undefined {
+  return key.split(':')[2];
 }

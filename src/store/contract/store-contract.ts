@@ -10,6 +10,7 @@ import { describeBatchesContract } from './batches.contract.js';
 import { describeConcurrencyContract } from './concurrency.contract.js';
 import { describeFencesContract } from './fences.contract.js';
 import { describeGrantsContract } from './grants.contract.js';
+import { describeInboundContract } from './inbound.contract.js';
 import { describeLiveMessagesContract } from './live-messages.contract.js';
 import { describeOutboxContract } from './outbox.contract.js';
 import { describeRestartContract } from './restart.contract.js';
@@ -61,6 +62,7 @@ export type StoreContractFactory = () => Promise<ContractDatabase>;
 export function describeStoreContract(factory: StoreContractFactory): void {
   describeTurnsContract(factory);
   describeLiveMessagesContract(factory);
+  describeInboundContract(factory);
   describeTurnEndingsContract(factory);
   describeTranscriptContract(factory);
   describeApprovalsContract(factory);

@@ -6,6 +6,7 @@ import { type PgContext, read, transaction } from './pg-context.js';
 import { createPgConversations } from './pg-conversations.js';
 import { PgDeferredWrites } from './pg-deferred-writes.js';
 import { createPgGrants } from './pg-grants.js';
+import { createPgInbound } from './pg-inbound.js';
 import { createPgLiveMessages } from './pg-live-messages.js';
 import { listenForWork } from './pg-notifications.js';
 import { createPgOutbox } from './pg-outbox.js';
@@ -45,6 +46,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     grants: createPgGrants(context),
     audit: createPgAudit(context),
     outbox: createPgOutbox(context),
+    inbound: createPgInbound(context),
     liveMessages: createPgLiveMessages(context),
     notices,
     async waiting() {

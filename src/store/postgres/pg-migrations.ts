@@ -235,4 +235,19 @@ export const postgresMigrations: readonly PgMigration[] = [
       CREATE INDEX grants_by_scope ON grants (scope, scope_id, tool_name) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 7,
+    description: 'messages kept between their acknowledgement and their turn',
+    // An older release ignores the table (see the SQLite migration 7).
+    compatibleFrom: 6,
+    sql: `
+      CREATE TABLE inbound_messages (
+        key TEXT PRIMARY KEY,
+        seq BIGSERIAL,
+        lane TEXT NOT NULL,
+        payload_json TEXT NOT NULL,
+        received_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];

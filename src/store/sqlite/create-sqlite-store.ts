@@ -6,6 +6,7 @@ import { createSqliteAudit } from './sqlite-audit.js';
 import { flushWrites, writeTransactionNow } from './sqlite-context.js';
 import { createSqliteConversations } from './sqlite-conversations.js';
 import { createSqliteGrants } from './sqlite-grants.js';
+import { createSqliteInbound } from './sqlite-inbound.js';
 import { createSqliteLiveMessages } from './sqlite-live-messages.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
@@ -61,6 +62,7 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
       if (!counts) throw new Error('the counts query returned no row');
       return counts;
     },
+    inbound: createSqliteInbound(context),
     liveMessages: createSqliteLiveMessages(context),
     close() {
       // What is still waiting commits now rather than being left to a sweep's reconciliation.

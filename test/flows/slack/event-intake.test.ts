@@ -184,6 +184,35 @@ describe('Slack event intake', () => {
     ).toEqual([{ actor: people.alice }]);
   });
 
+  it('acknowledges a message once it is kept, before Slack answers any lookup, and keeps a thread in order', async () => {
+    const model = new ScriptedChatModel([reply.text('First.'), reply.text('Second.')]);
+    const slack = await startSlackHarness({ model });
+    const aliceName = slack.api.holdNext('users.info', (call) => call.params.user === people.alice);
+
+    // Each mention is answered 200 while Slack still holds alice's name.
+    const root = await slack.mention('first: how full is the disk?');
+    await aliceName.arrived;
+    await slack.mention('second: and the memory?', { threadTs: root, user: people.bob });
+    expect(readRows(slack.databasePath, 'SELECT count(*) AS n FROM inbound_messages')).toEqual([{ n: 2 }]);
+    // Bob's name needs no wait, but his message is second in the thread: it waits for alice's to be a turn.
+    expect(readRows(slack.databasePath, 'SELECT count(*) AS n FROM turns')).toEqual([{ n: 0 }]);
+
+    aliceName.release();
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Second.');
+    await slack.settle();
+
+    // (Alice's name, or her id had the held lookup outlasted the intake's one-second patience.)
+    const asked = model.calls.map((call) => call.messages.filter((m) => m.role === 'user').at(-1)?.content);
+    expect(asked).toEqual([
+      expect.stringMatching(/^@(alice|U0ALICE): first: how full is the disk\?$/),
+      '@bob: second: and the memory?',
+    ]);
+    expect(readRows(slack.databasePath, 'SELECT input_text FROM turns ORDER BY seq')).toEqual(
+      asked.map((text) => ({ input_text: text })),
+    );
+    expect(readRows(slack.databasePath, 'SELECT count(*) AS n FROM inbound_messages')).toEqual([{ n: 0 }]);
+  });
+
   it('runs one turn when Slack retries the same event', async () => {
     const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('twice?')]);
     const slack = await startSlackHarness({ model });

@@ -53,12 +53,12 @@ describe('what the model is told of the thread', () => {
     expect(userMessages(model.calls[1]?.messages ?? []).at(-1)).toBe('@alice: and is it fixed now?');
   });
 
-  it('a rate-limited lookup does not hold up the acknowledgement: the mention is taken, by id', async () => {
+  it('a rate-limited lookup does not hold the thread up: the mention becomes a turn at once, by id', async () => {
     const model = new ScriptedChatModel([reply.text('On it.')]);
     const slack = await startSlackHarness({ model });
     const root = '1767210000.000001';
     slack.api.addHumanMessage({ channel, ts: root, threadTs: root, user: people.bob, text: 'api is down' });
-    // Slack asks for half a minute before the next try; Slack's own three seconds for the ack run out first.
+    // Slack asks for half a minute before the next try; the thread's turn does not wait that long.
     slack.api.failNext('conversations.replies', { type: 'rate-limited', retryAfterSeconds: 30 });
     slack.api.failNext('users.info', { type: 'rate-limited', retryAfterSeconds: 30 }, 5);
 
@@ -73,7 +73,7 @@ describe('what the model is told of the thread', () => {
     expect(slack.api.callsTo('conversations.replies')).toHaveLength(1);
   });
 
-  it('a lookup Slack is slow to answer does not hold up the acknowledgement either', async () => {
+  it('a lookup Slack is slow to answer holds the thread up for a second at most', async () => {
     const model = new ScriptedChatModel([reply.text('On it.')]);
     const slack = await startSlackHarness({ model });
     const held = slack.api.holdNext('users.info');
