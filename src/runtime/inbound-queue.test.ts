@@ -22,9 +22,9 @@ function gatedHandler() {
   const started: string[] = [];
   const gates = new Map<string, () => void>();
   const handler = (message: InboundMessage) =>
-    new Promise<void>((resolve) => {
+    new Promise<{ settled: boolean }>((resolve) => {
       started.push(message.key);
-      gates.set(message.key, resolve);
+      gates.set(message.key, () => resolve({ settled: false }));
     });
   const finish = (key: string) => gates.get(key)?.();
   return { started, handler, finish };
@@ -78,6 +78,7 @@ describe('InboundQueue', () => {
     queue.handle(async (message) => {
       if (fail) throw new Error('the database is locked');
       handled.push(message.key);
+      return { settled: false };
     });
 
     await queue.keep({ key: 'm1', lane: 'A', payload: '{}' });
@@ -104,6 +105,7 @@ describe('InboundQueue', () => {
     await store.inbound.keep({ key: 'm2', lane: 'A', payload: '{}' });
     queue.handle(async (message) => {
       handled.push(message.key);
+      return { settled: false };
     });
 
     expect(await queue.sweep(0)).toBe(2);

@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import type { InboundMessage, InboundStore, NewInboundMessage } from '../store/store.js';
 
 /**
- * Makes a kept message into a turn (or into nothing); the adapter that kept it knows how. It throws only
+ * Makes a kept message into a turn (or into nothing); the adapter that kept it knows how. It answers
+ * `settled` when the message left the store in its own commit (a turn's `inboundKey`), and throws only
  * when it could not finish and should be tried again (a storage fault): the message stays kept.
  */
-export type InboundHandler = (message: InboundMessage) => Promise<void>;
+export type InboundHandler = (message: InboundMessage) => Promise<{ readonly settled: boolean }>;
 
 export interface InboundQueueOptions {
   readonly store: InboundStore;
@@ -107,8 +108,8 @@ export class InboundQueue {
   async #run(handler: InboundHandler, message: InboundMessage): Promise<void> {
     try {
       if (this.#stopped) return;
-      await handler(message);
-      await this.#options.store.settle(message.key);
+      const { settled } = await handler(message);
+      if (!settled) await this.#options.store.settle(message.key);
     } catch (error) {
       // Kept still: the sweep hands it over again.
       this.#options.logger.error({ err: error, key: message.key }, 'could not make a kept message a turn');

@@ -86,10 +86,13 @@ export async function receiveMessage(
 }
 
 /** The second half of `receiveMessage`: a kept message becomes a turn (or a polite refusal). */
-export async function turnFromKeptMessage(deps: ReceiveMessageDeps, payload: string): Promise<TurnResult> {
+export async function turnFromKeptMessage(
+  deps: ReceiveMessageDeps,
+  kept: { readonly key: string; readonly payload: string },
+): Promise<TurnResult> {
   let parsed: z.output<typeof keptMessageSchema>;
   try {
-    parsed = keptMessageSchema.parse(JSON.parse(payload));
+    parsed = keptMessageSchema.parse(JSON.parse(kept.payload));
   } catch (error) {
     // Written by this code a moment ago; one that cannot be read would fail the same way every time.
     deps.logger.error({ err: error }, 'dropping a kept message that cannot be read');
@@ -124,6 +127,7 @@ export async function turnFromKeptMessage(deps: ReceiveMessageDeps, payload: str
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
       requestedBy: event.user as string,
+      inboundKey: kept.key,
       inputText: [context, `@${speaker ?? event.user}: ${text}${describeFiles(event.files)}`, mentioned]
         .filter((part) => part !== undefined)
         .join('\n\n'),

@@ -8,8 +8,10 @@ import { type ReceiveMessageDeps, receiveMessage, turnFromKeptMessage } from '..
  */
 export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { teamId?: string }): void {
   deps.runtime.inbound.handle(async (message) => {
-    const result = await turnFromKeptMessage(deps, message.payload);
+    const result = await turnFromKeptMessage(deps, message);
     deps.logger.debug({ result: result.type, ts: tsOf(message.key) }, 'message event handled');
+    // Read, it went into the store with the turn's commit (made, a duplicate or refused).
+    return { settled: result.type !== 'ignored' };
   });
   const handle = async (rawEvent: unknown, rawBody: unknown, contextTeam: string | undefined) => {
     const event = messageEventSchema.safeParse(rawEvent);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newTurn, thread } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 const message = (key: string, lane = 'T1:C1:1.1') => ({ key, lane, payload: `{"key":"${key}"}` });
@@ -45,6 +46,30 @@ export function describeInboundContract(open: StoreContractFactory): void {
       ]);
       const firstTwo = await store.inbound.unsettled({ receivedBefore: clock.now() + 1, limit: 2 });
       expect(firstTwo.map((kept) => kept.key)).toEqual(['m1', 'm2']);
+    });
+
+    it('settles a kept message in the commit that makes it a turn, a duplicate or a refusal', async () => {
+      const { store, clock } = await open();
+      for (const key of ['made', 'again', 'refused']) await store.inbound.keep(message(key));
+      const turn = { ...newTurn(thread('1700.1'), 'turn-1', { text: 'hello' }), inboundKey: 'made' };
+
+      expect(await store.turns.enqueue(turn)).toMatchObject({ type: 'enqueued' });
+      expect(await store.turns.enqueue({ ...turn, turnId: 'turn-2', inboundKey: 'again' })).toMatchObject({
+        type: 'duplicate',
+      });
+      const busy = {
+        ...newTurn(thread('1700.1'), 'turn-3', { text: 'more' }),
+        triggerKey: 'C0OPS:1700.2',
+        inboundKey: 'refused',
+      };
+      expect(await store.turns.enqueue(busy, undefined, { perThread: 1, perUser: 10 })).toMatchObject({
+        type: 'refused',
+        reason: 'thread-busy',
+      });
+
+      expect(await store.inbound.unsettled({ receivedBefore: clock.now() + 1, limit: 10 })).toEqual([]);
+      expect((await store.turns.get('turn-1'))?.inputText).toBe('hello');
+      expect(await store.turns.get('turn-3')).toBeUndefined();
     });
 
     it('keeps what was not settled across a restart, for the next process', async () => {

@@ -14,6 +14,11 @@ export interface NewTurn extends ConversationKey {
   readonly triggerTs: string;
   readonly requestedBy: string;
   readonly inputText: string;
+  /**
+   * The kept message this turn is made from (see `InboundStore`): it leaves the store in the same commit,
+   * whatever the outcome (a turn, a duplicate, a refusal), so it is never made into a turn twice.
+   */
+  readonly inboundKey?: string;
 }
 
 export type EnqueueResult =
@@ -25,7 +30,7 @@ export type EnqueueResult =
       readonly claim?: ClaimedTurn;
     }
   | { readonly type: 'duplicate'; readonly turn: Turn }
-  /** Too much unfinished work in the thread or by the person: nothing was written. */
+  /** Too much unfinished work in the thread or by the person: nothing was written but the settled message. */
   | { readonly type: 'refused'; readonly reason: 'thread-busy' | 'user-busy'; readonly unfinished: number };
 
 export interface TurnStore {

@@ -64,6 +64,8 @@ export function createPgTurns(context: PgContext): TurnStore {
       // Two of one person's messages in different threads hold different thread locks: without this, both
       // would count the same unfinished work under READ COMMITTED and both be admitted past the limit.
       if (limits) tx.lockPerson(turn.requestedBy);
+      if (turn.inboundKey !== undefined)
+        tx.later('DELETE FROM inbound_messages WHERE key = $1', [turn.inboundKey]);
       // Under the lock, one read: is this message a turn already, and what is unfinished (counted up to
       // the limits only, so a backlog costs no more than the limit to check; nothing without limits).
       const facts = await tx.one<{ duplicate: boolean; in_thread: number; by_user: number }>(

@@ -44,6 +44,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
      VALUES (@turnId, @conversationId, 'queued', @triggerKey, @triggerTs, @requestedBy, @inputText, @now, @now)
      ON CONFLICT (trigger_key) DO NOTHING`,
   );
+  const settleInbound = db.prepare('DELETE FROM inbound_messages WHERE key = ?');
   const renew = db.prepare(
     `UPDATE turns SET lease_expires_at = @expires
      WHERE id = @id AND status = 'running' AND lease_owner = @owner AND lease_token = @token`,
@@ -119,6 +120,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     (turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): EnqueueResult => {
       const at = now();
       const id = conversationId(turn);
+      if (turn.inboundKey !== undefined) settleInbound.run(turn.inboundKey);
       const duplicate = byTrigger.get(turn.triggerKey);
       if (duplicate) return { type: 'duplicate', turn: toTurn(duplicate) };
       if (limits) {
