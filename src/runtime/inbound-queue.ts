@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { InboundMessage, InboundStore, NewInboundMessage } from '../store/store.js';
+import { waitAtMost } from './wait-at-most.js';
 
 /**
  * Makes a kept message into a turn (or into nothing); the adapter that kept it knows how. It answers
@@ -82,15 +83,7 @@ export class InboundQueue {
   /** Takes no more; waits up to `graceMs` for what is being handled. The rest stays kept for a sweep. */
   async stop(graceMs: number): Promise<void> {
     this.#stopped = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.idle(),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitAtMost(this.idle(), graceMs);
   }
 
   #enqueue(message: InboundMessage): void {

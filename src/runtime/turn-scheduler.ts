@@ -4,6 +4,7 @@ import type { TurnOutcome, TurnRunner } from '../agent/turn-runner.js';
 import type { ClaimedTurn, Store } from '../store/store.js';
 import { type LoadPressure, nextConcurrency } from './load-pressure.js';
 import type { TurnObserver } from './turn-observer.js';
+import { waitAtMost } from './wait-at-most.js';
 
 export interface TurnSchedulerOptions {
   readonly store: Store;
@@ -145,15 +146,7 @@ export class TurnScheduler {
         this.#options.logger.warn({ err: error, turnId: claim.turn.id }, 'could not release a claimed turn');
       });
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.idle(),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    await waitAtMost(this.idle(), graceMs);
   }
 
   #enqueue(conversationId: string, work: () => Promise<void>): Promise<void> {
