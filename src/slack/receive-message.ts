@@ -37,7 +37,8 @@ const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_sha
 
 /** A message as it is kept between its acknowledgement and its turn (see `InboundQueue`). */
 const keptMessageSchema = z.object({
-  event: messageEventSchema,
+  // Kept only once screened: a message with no author never is.
+  event: messageEventSchema.extend({ user: z.string() }),
   teamId: z.string(),
   eventId: z.string().optional(),
 });
@@ -113,7 +114,7 @@ export async function turnFromKeptMessage(
         ? readDirectContext(deps, { channel: event.channel, beforeTs: event.ts })
         : undefined,
     renderMentions(event.text, { botUserId: deps.botUserId, userName }),
-    userName(event.user as string),
+    userName(event.user),
     mentionsLine(event.text, { botUserId: deps.botUserId, userName }),
   ]);
   // Slack's retries and the message/app_mention twins all carry the same channel:ts, and the turn's
@@ -126,7 +127,7 @@ export async function turnFromKeptMessage(
       ...key,
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
-      requestedBy: event.user as string,
+      requestedBy: event.user,
       inboundKey: kept.key,
       inputText: [context, `@${speaker ?? event.user}: ${text}${describeFiles(event.files)}`, mentioned]
         .filter((part) => part !== undefined)
@@ -141,7 +142,7 @@ export async function turnFromKeptMessage(
         .postEphemeral({
           channel: event.channel,
           threadTs: event.thread_ts,
-          user: event.user as string,
+          user: event.user,
           text: describeBusy(result.reason, result.unfinished),
         })
         .catch((error: unknown) => deps.logger.warn({ err: error }, 'could not say that holdfast is busy'));
