@@ -10,7 +10,8 @@ export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { 
   deps.runtime.inbound.handle(async (message) => {
     const result = await turnFromKeptMessage(deps, message);
     deps.logger.debug({ result: result.type, ts: tsOf(message.key) }, 'message event handled');
-    // Read, it went into the store with the turn's commit (made, a duplicate or refused).
+    // Whatever it became (a turn, a duplicate, a refusal), the enqueue settled it in its own commit; an
+    // unreadable one is left for the queue to settle.
     return { settled: result.type !== 'ignored' };
   });
   const handle = async (rawEvent: unknown, rawBody: unknown, contextTeam: string | undefined) => {
