@@ -99,7 +99,16 @@ export async function turnFromKeptMessage(
     deps.logger.error({ err: error }, 'dropping a kept message that cannot be read');
     return { type: 'ignored', reason: 'unreadable' };
   }
-  const { event, teamId } = parsed;
+  const result = await makeTurn(deps, parsed, kept.key);
+  deps.logger.debug({ result: result.type, ts: parsed.event.ts }, 'message event handled');
+  return result;
+}
+
+async function makeTurn(
+  deps: ReceiveMessageDeps,
+  { event, teamId }: z.output<typeof keptMessageSchema>,
+  inboundKey: string,
+): Promise<TurnResult> {
   const { isDirect, isMention, key, inThread } = readAddress(deps, event, teamId);
   const threadTs = key.threadTs;
   const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
@@ -128,7 +137,7 @@ export async function turnFromKeptMessage(
       triggerKey: `${event.channel}:${event.ts}`,
       triggerTs: event.ts,
       requestedBy: event.user,
-      inboundKey: kept.key,
+      inboundKey,
       inputText: [context, `@${speaker ?? event.user}: ${text}${describeFiles(event.files)}`, mentioned]
         .filter((part) => part !== undefined)
         .join('\n\n'),

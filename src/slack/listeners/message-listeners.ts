@@ -9,7 +9,6 @@ import { type ReceiveMessageDeps, receiveMessage, turnFromKeptMessage } from '..
 export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { teamId?: string }): void {
   deps.runtime.inbound.handle(async (message) => {
     const result = await turnFromKeptMessage(deps, message);
-    deps.logger.debug({ result: result.type, ts: tsOf(message.key) }, 'message event handled');
     // Whatever it became (a turn, a duplicate, a refusal), the enqueue settled it in its own commit; an
     // unreadable one is left for the queue to settle.
     return { settled: result.type !== 'ignored' };
@@ -30,15 +29,10 @@ export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { 
       return;
     }
     const result = await receiveMessage(deps, event.data, { teamId, eventId: envelope.data.event_id });
-    // A kept message is logged as handled once it is a turn (above).
+    // A kept message is logged as handled once it has become a turn (see `turnFromKeptMessage`).
     if (result.type !== 'kept')
       deps.logger.debug({ result: result.type, ts: event.data.ts }, 'message event handled');
   };
   app.event('app_mention', async ({ event, body, context }) => handle(event, body, context.teamId));
   app.message(async ({ message, body, context }) => handle(message, body, context.teamId));
-}
-
-/** The message's ts, from its inbound key (team:channel:ts:type). */
-function tsOf(key: string): string | undefined {
-  return key.split(':')[2];
 }
