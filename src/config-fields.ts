@@ -40,4 +40,12 @@ export const boolean = z
   .optional()
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** `on` or `off`, any case; unset or blank is `fallback`. */
+export const onOff = (fallback: 'on' | 'off') =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value ?? fallback).trim().toLowerCase() || fallback)
+    .pipe(z.enum(['on', 'off']));
+
 export const url = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ApproverReach } from './approvals/approver-reach.js';
 import { type DeployServices, deployServicesHint, parseDeployServices } from './config-deploy-services.js';
-import { boolean, duration, integer, list, optionalText, url } from './config-fields.js';
+import { boolean, duration, integer, list, onOff, optionalText, url } from './config-fields.js';
 import { checkToolEnvNames, configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
 import { type SlackMode, slackHints, slackMode } from './config-slack-mode.js';
 import { slackToken } from './config-slack-tokens.js';
@@ -56,6 +56,11 @@ export interface Config {
   readonly maxConcurrentTurns: number;
   /** `HOLDFAST_LIVE_ANSWERS`: show answers as they are written (on) or only once complete (off). */
   readonly liveAnswers: boolean;
+  /**
+   * `HOLDFAST_INTAKE_THREAD`: in HTTP mode on SQLite, message events are acknowledged by a thread of
+   * their own (on), or by the main thread with everything else (off).
+   */
+  readonly intakeThread: boolean;
   /** `HOLDFAST_CONTEXT_TOKENS`: the most tokens one model call may carry; below the model's window. */
   readonly contextTokensCap?: number;
   /** What one turn may spend (model calls, tool calls) across itself and its nested agents. */
@@ -143,11 +148,8 @@ const envSchema = z.object({
   HOLDFAST_TOOL_ENV: list(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names'), 'variable names'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
-  HOLDFAST_LIVE_ANSWERS: z
-    .string()
-    .optional()
-    .transform((value) => (value ?? 'on').trim().toLowerCase() || 'on')
-    .pipe(z.enum(['on', 'off'])),
+  HOLDFAST_LIVE_ANSWERS: onOff('on'),
+  HOLDFAST_INTAKE_THREAD: onOff('on'),
   HOLDFAST_CONTEXT_TOKENS: optionalText.pipe(
     z
       .string()
@@ -250,6 +252,7 @@ export function loadConfig(
     instructions: e.HOLDFAST_INSTRUCTIONS,
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
     liveAnswers: e.HOLDFAST_LIVE_ANSWERS === 'on',
+    intakeThread: e.HOLDFAST_INTAKE_THREAD === 'on',
     contextTokensCap: e.HOLDFAST_CONTEXT_TOKENS,
     turnBudget: { modelCalls: e.HOLDFAST_MAX_MODEL_CALLS, toolCalls: e.HOLDFAST_MAX_TOOL_CALLS },
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },

@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { conversationId } from '../store/conversation-id.js';
-import { isFreshStart, readDirectContext } from './direct-context.js';
+import type { NewInboundMessage } from '../store/store.js';
+import { readDirectContext } from './direct-context.js';
 import { mentionsLine } from './own-mentions.js';
 import { type MessageEvent, messageEventSchema } from './payloads.js';
 import { renderMentions } from './render-mentions.js';
+import { readAddress, screenMessage } from './screen-message.js';
 import type { SlackPort } from './slack-port.js';
 import { readThreadContext } from './thread-context.js';
 
@@ -32,9 +34,6 @@ export type TurnResult =
 /** How holdfast acknowledges "new" in a DM. */
 export const freshStartReaction = 'broom';
 
-/** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
-const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);
-
 /** A message as it is kept between its acknowledgement and its turn (see `InboundQueue`). */
 const keptMessageSchema = z.object({
   // Kept only once screened: a message with no author never is.
@@ -57,32 +56,30 @@ export async function receiveMessage(
   event: MessageEvent,
   envelope: { teamId: string; eventId?: string },
 ): Promise<ReceiveResult> {
-  if (event.bot_id || !event.user) return { type: 'ignored', reason: 'posted by a bot' };
-  if (event.user === deps.botUserId) return { type: 'ignored', reason: 'our own message' };
-  if (!conversationalSubtypes.has(event.subtype))
-    return { type: 'ignored', reason: `subtype ${event.subtype}` };
-  if (event.text.trim() === '') return { type: 'ignored', reason: 'no text' };
-
-  const { isDirect, isMention, key, inThread } = readAddress(deps, event, envelope.teamId);
-  if (!isDirect && !isMention) {
-    // A plain channel message only matters inside a thread holdfast is already part of.
-    if (!event.thread_ts) return { type: 'ignored', reason: 'not addressed to holdfast' };
-    const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
-    if (!known) return { type: 'ignored', reason: 'thread holdfast is not part of' };
-  }
-  if (isDirect && !event.thread_ts && isFreshStart(event.text)) {
-    // Nothing to answer: the next message starts afresh. A reaction says so, and twice is still once.
-    void deps.slack
-      .addReaction({ channel: event.channel, ts: event.ts, name: freshStartReaction })
-      .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not acknowledge a fresh start'));
-    return { type: 'ignored', reason: 'a fresh start' };
-  }
-  const redact = deps.redact ?? ((text: string) => text);
-  const { kept } = await deps.runtime.inbound.keep({
-    key: `${envelope.teamId}:${event.channel}:${event.ts}:${event.type}`,
-    lane: conversationId(key),
-    payload: JSON.stringify({ event: { ...event, text: redact(event.text) }, ...envelope }),
+  const screening = screenMessage(event, envelope, {
+    botUserId: deps.botUserId,
+    redact: deps.redact ?? ((text: string) => text),
   });
+  switch (screening.type) {
+    case 'ignored':
+      return screening;
+    case 'if-thread-known':
+      if (!(await deps.runtime.store.conversations.get(screening.conversationId)))
+        return { type: 'ignored', reason: 'thread holdfast is not part of' };
+      return keep(deps, screening.message);
+    case 'fresh-start':
+      // Nothing to answer: the next message starts afresh. A reaction says so, and twice is still once.
+      void deps.slack
+        .addReaction({ channel: event.channel, ts: event.ts, name: freshStartReaction })
+        .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not acknowledge a fresh start'));
+      return { type: 'ignored', reason: 'a fresh start' };
+    case 'keep':
+      return keep(deps, screening.message);
+  }
+}
+
+async function keep(deps: ReceiveMessageDeps, message: NewInboundMessage): Promise<ReceiveResult> {
+  const { kept } = await deps.runtime.inbound.keep(message);
   return kept ? { type: 'kept' } : { type: 'duplicate' };
 }
 
@@ -109,7 +106,7 @@ async function makeTurn(
   { event, teamId }: z.output<typeof keptMessageSchema>,
   inboundKey: string,
 ): Promise<TurnResult> {
-  const { isDirect, isMention, key, inThread } = readAddress(deps, event, teamId);
+  const { isDirect, isMention, key, inThread } = readAddress(event, teamId, deps.botUserId);
   const threadTs = key.threadTs;
   const known = inThread ? await deps.runtime.store.conversations.get(conversationId(key)) : undefined;
   const topLevelDirect = isDirect && !event.thread_ts;
@@ -160,17 +157,6 @@ async function makeTurn(
   }
   deps.logger.info({ turnId: result.turn.id, conversationId: result.turn.conversationId }, 'turn queued');
   return { type: 'queued', turnId: result.turn.id, conversationId: result.turn.conversationId };
-}
-
-/** Where a message belongs: its thread, and whether it was addressed to holdfast. */
-function readAddress(deps: Pick<ReceiveMessageDeps, 'botUserId'>, event: MessageEvent, teamId: string) {
-  const threadTs = event.thread_ts ?? event.ts;
-  return {
-    isDirect: event.channel_type === 'im' || event.channel.startsWith('D'),
-    isMention: event.type === 'app_mention' || event.text.includes(`<@${deps.botUserId}`),
-    key: { teamId, channelId: event.channel, threadTs },
-    inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
-  };
 }
 
 /** Attached files, as the model is told of them: name, type and size (their content is not read). */

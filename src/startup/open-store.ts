@@ -7,6 +7,7 @@ import type { DatabaseCorruptError } from '../store/index.js';
 import { createSqliteStore, openDatabase, type Store } from '../store/index.js';
 import { redactPostgresUrl } from '../store/postgres/postgres-url.js';
 import { attachWalCheckpointer, WalCheckpointer } from '../store/sqlite/wal-checkpointer.js';
+import { walSyncOf } from '../store/sqlite/wal-sync.js';
 
 export interface OpenedStore {
   readonly store: Store;
@@ -15,6 +16,11 @@ export interface OpenedStore {
    * sound, or when the file was checked before opening returned).
    */
   readonly damage: Promise<DatabaseCorruptError | undefined>;
+  /**
+   * SQLite with `synchronous=FULL`: the WAL sync's failure flag, for the intake thread's connection to
+   * share (a failed sync on either stops writing on both; see WalSync).
+   */
+  readonly walSyncFailure?: Int32Array;
 }
 
 /**
@@ -62,7 +68,7 @@ export async function openStore(
         return undefined;
       })
     : Promise.resolve(undefined);
-  return { store, damage };
+  return { store, damage, walSyncFailure: walSyncOf(db)?.sharedFailure };
 }
 
 function fileSize(file: string): number {

@@ -36,7 +36,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   // Local mode's Slack credentials are made here, before anything can log or post, so they are redacted
   // like configured ones.
   const local = makeLocalCredentials(config.slack);
-  const { redact } = createRedactor({ secrets: [...config.secrets, ...localCredentialSecrets(local)] });
+  const secrets = [...config.secrets, ...localCredentialSecrets(local)];
+  const { redact } = createRedactor({ secrets });
   // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
@@ -174,8 +175,28 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       now,
     });
 
-    const eventsUrl = await startBoltApp(app, mode);
-    const stopApp = () => app.stop().then(() => undefined);
+    // The intake thread keeps messages on its own connection to the SQLite file, and judges a request's
+    // age by the wall clock: with PostgreSQL, or a clock of the caller's, the main thread takes them.
+    const useIntakeThread = config.intakeThread && !config.postgres && overrides.now === undefined;
+    const started = await startBoltApp(
+      app,
+      mode,
+      useIntakeThread
+        ? {
+            databaseFile: config.databasePath,
+            synchronous: config.synchronous,
+            walSyncFailure: opened.walSyncFailure,
+            botUserId: identity.userId,
+            teamId: identity.teamId,
+            secrets,
+            logger: logger.child({ component: 'slack-intake-thread' }),
+            onKept: (message, outcome) => runtime.inbound.accept(message, outcome),
+          }
+        : undefined,
+    );
+    const { eventsUrl, intake: intakeThread } = started;
+    if (intakeThread) runtime.inbound.addFeed(() => intakeThread.delivered());
+    const stopApp = () => started.stop();
     closers.unshift(stopApp);
     const opsServer =
       config.healthPort === undefined ? undefined : await startOpsServer(config.healthPort, endpoints);
@@ -193,7 +214,10 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       eventsUrl,
       localUrl: workspace?.url,
-      damaged: damage.then((error) => error ?? new Promise<Error>(() => undefined)),
+      damaged: Promise.race([
+        damage.then((error) => error ?? new Promise<Error>(() => undefined)),
+        started.failed,
+      ]),
       opsUrl: opsServer?.url,
       metrics: ops.registry,
       async stop() {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ListenOptions } from 'node:net';
 import {
   type App,
   type CustomRoute,
@@ -9,7 +10,7 @@ import {
 } from '@slack/bolt';
 import type { Logger as SlackLogger } from '@slack/logger';
 import type { Logger } from 'pino';
-import { checkSlackRequest, type SlackRequestVerdict } from './check-slack-request.js';
+import { checkSlackRequest } from './check-slack-request.js';
 
 /**
  * Slack's own payloads stay far below this (a 50-block message with its card in a `block_actions`
@@ -30,8 +31,6 @@ export interface GuardedHttpReceiverOptions {
   readonly customRoutes?: CustomRoute[];
   readonly maxBodyBytes?: number;
 }
-
-type GuardVerdict = SlackRequestVerdict | { type: 'refused'; status: 400 | 413; reason: string };
 
 /**
  * Bolt's HTTP receiver behind a guard. A request to the events endpoint is buffered once (Bolt reuses the
@@ -62,7 +61,8 @@ export class GuardedHttpReceiver implements Receiver {
     this.#bolt.init(app);
   }
 
-  start(port: number): Promise<Server> {
+  /** A port, or a port and a host (loopback, behind the intake thread). */
+  start(where: number | ListenOptions): Promise<Server> {
     if (this.#server) return Promise.reject(new Error('the Slack receiver is already listening'));
     const server = createServer((request, response) => {
       this.#serve(request, response).catch((error: unknown) => {
@@ -73,7 +73,7 @@ export class GuardedHttpReceiver implements Receiver {
     this.#server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, () => {
+      server.listen(typeof where === 'number' ? { port: where } : where, () => {
         server.off('error', reject);
         resolve(server);
       });
@@ -91,22 +91,13 @@ export class GuardedHttpReceiver implements Receiver {
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (isEventsRequest(request)) {
-      const verdict = await this.#check(request);
-      if (verdict.type === 'refused') {
-        this.#options.logger.warn(
-          {
-            status: verdict.status,
-            reason: verdict.reason,
-            contentType: request.headers['content-type'],
-            contentLength: request.headers['content-length'],
-          },
-          'refused a Slack request',
-        );
-        // A body left unread (over the limit) would hold the connection open: close it instead.
-        if (!request.complete) response.setHeader('connection', 'close');
-        respond(response, verdict.status);
-        return;
-      }
+      const verdict = await readEventsRequest(request, {
+        signingSecret: this.#options.signingSecret,
+        nowMs: this.#options.now(),
+        maxBodyBytes: this.#maxBodyBytes,
+      });
+      if (verdict.type === 'refused')
+        return refuseEventsRequest(this.#options.logger, request, response, verdict);
     }
     try {
       this.#bolt.requestListener(request, response);
@@ -120,24 +111,54 @@ export class GuardedHttpReceiver implements Receiver {
       });
     }
   }
-
-  async #check(request: IncomingMessage): Promise<GuardVerdict> {
-    let rawBody: Buffer;
-    try {
-      rawBody = (await HTTPModuleFunctions.bufferIncomingMessage(request, this.#maxBodyBytes)).rawBody;
-    } catch (error) {
-      if (isRawBodyError(error) && (error.type === 'entity.too.large' || error.statusCode === 413))
-        return { type: 'refused', status: 413, reason: `the body is over ${this.#maxBodyBytes} bytes` };
-      return { type: 'refused', status: 400, reason: 'the body could not be read' };
-    }
-    return checkSlackRequest(
-      { headers: request.headers, rawBody },
-      { signingSecret: this.#options.signingSecret, nowMs: this.#options.now() },
-    );
-  }
 }
 
-function isEventsRequest(request: IncomingMessage): boolean {
+export type EventsRequestVerdict =
+  | { readonly type: 'accepted'; readonly rawBody: Buffer }
+  | { readonly type: 'refused'; readonly status: 400 | 401 | 413; readonly reason: string };
+
+/**
+ * Buffers a request to the events endpoint once (Bolt reuses the buffer: it skips reading a request that
+ * already carries `rawBody`) and checks it with `checkSlackRequest`.
+ */
+export async function readEventsRequest(
+  request: IncomingMessage,
+  options: { readonly signingSecret: string; readonly nowMs: number; readonly maxBodyBytes: number },
+): Promise<EventsRequestVerdict> {
+  let rawBody: Buffer;
+  try {
+    rawBody = (await HTTPModuleFunctions.bufferIncomingMessage(request, options.maxBodyBytes)).rawBody;
+  } catch (error) {
+    if (isRawBodyError(error) && (error.type === 'entity.too.large' || error.statusCode === 413))
+      return { type: 'refused', status: 413, reason: `the body is over ${options.maxBodyBytes} bytes` };
+    return { type: 'refused', status: 400, reason: 'the body could not be read' };
+  }
+  const verdict = checkSlackRequest({ headers: request.headers, rawBody }, options);
+  return verdict.type === 'accepted' ? { type: 'accepted', rawBody } : verdict;
+}
+
+/** Answers a refused request, and says why in the log (never in the answer). */
+export function refuseEventsRequest(
+  logger: { warn(fields: Record<string, unknown>, msg: string): void },
+  request: IncomingMessage,
+  response: ServerResponse,
+  verdict: Extract<EventsRequestVerdict, { type: 'refused' }>,
+): void {
+  logger.warn(
+    {
+      status: verdict.status,
+      reason: verdict.reason,
+      contentType: request.headers['content-type'],
+      contentLength: request.headers['content-length'],
+    },
+    'refused a Slack request',
+  );
+  // A body left unread (over the limit) would hold the connection open: close it instead.
+  if (!request.complete) response.setHeader('connection', 'close');
+  respond(response, verdict.status);
+}
+
+export function isEventsRequest(request: IncomingMessage): boolean {
   if (request.method?.toUpperCase() !== 'POST') return false;
   try {
     // The same reading of the path as Bolt's router, so both agree on what the events endpoint is.
@@ -147,7 +168,7 @@ function isEventsRequest(request: IncomingMessage): boolean {
   }
 }
 
-function respond(response: ServerResponse, status: number): void {
+export function respond(response: ServerResponse, status: number): void {
   response.writeHead(status);
   response.end();
 }

@@ -44,19 +44,33 @@ export class WalSync {
   #waiting: Waiter[] = [];
   #closed = false;
   #failure: StoreUnavailableError | undefined;
+  readonly #sharedFailure: Int32Array;
 
-  constructor(databaseFile: string) {
+  /**
+   * `sharedFailure`: [0] becomes 1 once a sync fails on any connection to the same file that shares it
+   * (the intake thread's): a failure seen by one is final for all.
+   */
+  constructor(databaseFile: string, options: { readonly sharedFailure?: Int32Array } = {}) {
     this.#walFile = `${databaseFile}-wal`;
+    this.#sharedFailure = options.sharedFailure ?? new Int32Array(new SharedArrayBuffer(4));
+  }
+
+  /** To give another thread's WalSync on the same file, so that a failure on either stops both. */
+  get sharedFailure(): Int32Array {
+    return this.#sharedFailure;
   }
 
   /** Set once a sync has failed: every write since is refused, and none is reported durable. */
   get failure(): StoreUnavailableError | undefined {
+    if (!this.#failure && Atomics.load(this.#sharedFailure, 0) === 1)
+      this.#failure = syncFailed(new Error('a WAL sync failed on another connection to this file'));
     return this.#failure;
   }
 
   /** Resolves once everything committed before the call is on disk. */
   durable(): Promise<void> {
-    if (this.#failure) return Promise.reject(this.#failure);
+    const failure = this.failure;
+    if (failure) return Promise.reject(failure);
     if (this.#closed) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.#asked += 1;
@@ -77,7 +91,7 @@ export class WalSync {
   close(): void {
     if (this.#closed) return;
     // After a failed sync, another one would prove nothing (see above).
-    if (!this.#failure) this.syncNow();
+    if (!this.failure) this.syncNow();
     this.#closed = true;
     if (this.#fd !== undefined) fs.closeSync(this.#fd);
     this.#fd = undefined;
@@ -101,10 +115,14 @@ export class WalSync {
     fs.fdatasync(fd, (error) => {
       this.#running -= 1;
       // Closed meanwhile: the final synchronous sync covered these writes.
-      if (error && !this.#closed) this.#failure ??= syncFailed(error);
-      if (this.#failure) {
+      if (error && !this.#closed) {
+        this.#failure ??= syncFailed(error);
+        Atomics.store(this.#sharedFailure, 0, 1);
+      }
+      const failure = this.failure;
+      if (failure) {
         // Final: everyone waiting fails with it, and no sync is started again.
-        this.#settle(Number.POSITIVE_INFINITY, this.#failure);
+        this.#settle(Number.POSITIVE_INFINITY, failure);
         return;
       }
       this.#settle(covers);

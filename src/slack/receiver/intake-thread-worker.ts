@@ -1,0 +1,174 @@
+import {
+  createServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { createRedactor } from '../../secrets/index.js';
+import { serveBehindProxies } from '../../startup/serve-behind-proxies.js';
+import { prepareInboundKeep } from '../../store/sqlite/sqlite-inbound.js';
+import { WalSync } from '../../store/sqlite/wal-sync.js';
+import { eventEnvelopeSchema, type MessageEvent, messageEventSchema } from '../payloads.js';
+import { screenMessage } from '../screen-message.js';
+import { isEventsRequest, readEventsRequest, refuseEventsRequest, respond } from './guarded-http-receiver.js';
+import type { IntakeThreadCommand, IntakeThreadData, IntakeThreadReport } from './intake-thread.js';
+
+/**
+ * The intake thread's side (see `IntakeThread`): it owns the public port. A message event it can decide
+ * alone is checked, kept on its own connection and acknowledged here; every other request goes on, as
+ * received, to the main thread's Bolt receiver on loopback.
+ */
+const data = workerData as IntakeThreadData;
+const port = parentPort;
+if (!port) throw new Error('the intake thread runs as a worker');
+const report = (message: IntakeThreadReport) => port.postMessage(message);
+const log = (level: 'debug' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
+  report({ type: 'log', level, fields, msg });
+const logger = { warn: (fields: Record<string, unknown>, msg: string) => log('warn', fields, msg) };
+
+const db = new Database(data.databaseFile, { fileMustExist: true, timeout: data.busyTimeoutMs });
+// Checkpoints are the checkpointer's (see WalCheckpointer): one here would hold up an acknowledgement.
+db.pragma('wal_autocheckpoint = 0');
+const walSync =
+  data.synchronous === 'FULL'
+    ? new WalSync(data.databaseFile, { sharedFailure: data.walSyncFailure })
+    : undefined;
+db.pragma(`synchronous = ${walSync ? 'NORMAL' : data.synchronous}`);
+const keepMessage = prepareInboundKeep(db);
+const { redact } = createRedactor({ secrets: data.secrets });
+const forwardAgent = new HttpAgent({ keepAlive: true });
+
+const server = createServer((request, response) => {
+  serve(request, response).catch((error: unknown) => {
+    log('error', { err: describeError(error) }, 'failed to answer a Slack request');
+    if (!response.headersSent) respond(response, 500);
+  });
+});
+serveBehindProxies(server);
+server.once('error', (error) =>
+  report({ type: 'failed', message: describeError(error).message, code: codeOf(error) }),
+);
+server.listen(data.port, data.host, () => {
+  const address = server.address();
+  report({ type: 'listening', port: typeof address === 'object' && address ? address.port : data.port });
+});
+
+port.on('message', (command: IntakeThreadCommand) => {
+  if (command.type === 'ping') return report({ type: 'pong', id: command.id });
+  // Kept connections would hold `close` open until their keep-alive ends.
+  server.close(() => {
+    forwardAgent.destroy();
+    walSync?.close();
+    db.close();
+    report({ type: 'stopped' });
+    port.close();
+  });
+  server.closeIdleConnections();
+});
+
+async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (!isEventsRequest(request)) return forward(request, response);
+  const verdict = await readEventsRequest(request, {
+    signingSecret: data.signingSecret,
+    nowMs: Date.now(),
+    maxBodyBytes: data.maxBodyBytes,
+  });
+  if (verdict.type === 'refused') return refuseEventsRequest(logger, request, response, verdict);
+  const { rawBody } = verdict;
+  const message = readMessageEvent(request, rawBody);
+  if (!message) return forward(request, response, rawBody);
+  const screening = screenMessage(message.event, message.envelope, { botUserId: data.botUserId, redact });
+  if (screening.type === 'ignored') {
+    if (data.logHandled) log('debug', { result: 'ignored', ts: message.event.ts }, 'message event handled');
+    return respond(response, 200);
+  }
+  // A reply that needs the conversations table, or a fresh start that Slack is told of: the main thread's.
+  if (screening.type !== 'keep') return forward(request, response, rawBody);
+  let kept: boolean;
+  const receivedAt = Date.now();
+  try {
+    // After a failed sync nothing more is written, by either thread (see WalSync).
+    const failure = walSync?.failure;
+    if (failure) throw failure;
+    kept = keepMessage(screening.message, receivedAt);
+    // The acknowledgement waits for the disk, as the main thread's does (see WalSync).
+    await walSync?.durable();
+  } catch (error) {
+    // Slack delivers again: nothing is lost while the database cannot take it.
+    log('error', { err: describeError(error) }, 'could not keep a message event');
+    return respond(response, 500);
+  }
+  report({ type: 'kept', message: { ...screening.message, receivedAt }, kept });
+  respond(response, 200);
+}
+
+/** A verified Events API delivery of a message, when the body is one; anything else is forwarded. */
+function readMessageEvent(
+  request: IncomingMessage,
+  rawBody: Buffer,
+): { event: MessageEvent; envelope: { teamId: string; eventId?: string } } | undefined {
+  if (request.headers['content-type']?.startsWith('application/json') !== true) return undefined;
+  let body: { type?: unknown; event?: unknown };
+  try {
+    body = JSON.parse(rawBody.toString()) as typeof body;
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || body.type !== 'event_callback') return undefined;
+  const event = messageEventSchema.safeParse(body.event);
+  const envelope = eventEnvelopeSchema.safeParse(body);
+  // A malformed one is the main thread's to log and answer, as before.
+  if (!event.success || !envelope.success) return undefined;
+  const teamId = envelope.data.team_id ?? data.teamId;
+  if (!teamId) return undefined;
+  return { event: event.data, envelope: { teamId, eventId: envelope.data.event_id } };
+}
+
+/** Passes a request to the main thread's receiver, which checks it again, and its answer back. */
+function forward(request: IncomingMessage, response: ServerResponse, rawBody?: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const headers = { ...request.headers };
+    if (rawBody) {
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(rawBody.length);
+    }
+    const onward = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: data.forwardPort,
+        method: request.method,
+        path: request.url,
+        headers,
+        agent: forwardAgent,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+        answer.once('end', resolve);
+        answer.once('error', () => resolve());
+      },
+    );
+    onward.once('error', (error) => {
+      log('warn', { err: describeError(error) }, 'the main thread did not answer a forwarded request');
+      if (!response.headersSent) respond(response, 502);
+      else response.destroy();
+      resolve();
+    });
+    if (rawBody) onward.end(rawBody);
+    else request.pipe(onward);
+  });
+}
+
+function describeError(error: unknown): { message: string; code?: string } {
+  return error instanceof Error
+    ? { message: error.message, code: codeOf(error) }
+    : { message: String(error) };
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
