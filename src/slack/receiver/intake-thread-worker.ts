@@ -9,8 +9,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { createRedactor } from '../../secrets/index.js';
 import { serveBehindProxies } from '../../startup/serve-behind-proxies.js';
+import { sqliteCode } from '../../store/open-database.js';
 import { prepareInboundKeep } from '../../store/sqlite/sqlite-inbound.js';
 import { WalSync } from '../../store/sqlite/wal-sync.js';
+import type { NewInboundMessage } from '../../store/store.js';
 import { eventEnvelopeSchema, type MessageEvent, messageEventSchema } from '../payloads.js';
 import { screenMessage } from '../screen-message.js';
 import { isEventsRequest, readEventsRequest, refuseEventsRequest, respond } from './guarded-http-receiver.js';
@@ -29,7 +31,10 @@ const log = (level: 'debug' | 'warn' | 'error', fields: Record<string, unknown>,
   report({ type: 'log', level, fields, msg });
 const logger = { warn: (fields: Record<string, unknown>, msg: string) => log('warn', fields, msg) };
 
-const db = new Database(data.databaseFile, { fileMustExist: true, timeout: data.busyTimeoutMs });
+// No busy handler: SQLite's sleeps 1, 2, 5, 10… ms between tries, and the main thread's group commits
+// hold the lock for a few milliseconds at a time, so an acknowledgement would wait out those steps.
+// `keep` below tries again every fifth of a millisecond instead (a worker may block).
+const db = new Database(data.databaseFile, { fileMustExist: true, timeout: 0 });
 // Checkpoints are the checkpointer's (see WalCheckpointer): one here would hold up an acknowledgement.
 db.pragma('wal_autocheckpoint = 0');
 const walSync =
@@ -37,7 +42,20 @@ const walSync =
     ? new WalSync(data.databaseFile, { sharedFailure: data.walSyncFailure })
     : undefined;
 db.pragma(`synchronous = ${walSync ? 'NORMAL' : data.synchronous}`);
-const keepMessage = prepareInboundKeep(db);
+const insert = prepareInboundKeep(db);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+function keep(message: NewInboundMessage, at: number): boolean {
+  const deadline = Date.now() + data.busyTimeoutMs;
+  for (;;) {
+    try {
+      return insert(message, at);
+    } catch (error) {
+      if (sqliteCode(error) !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 0.2);
+    }
+  }
+}
 const { redact } = createRedactor({ secrets: data.secrets });
 const forwardAgent = new HttpAgent({ keepAlive: true });
 
@@ -93,7 +111,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
     // After a failed sync nothing more is written, by either thread (see WalSync).
     const failure = walSync?.failure;
     if (failure) throw failure;
-    kept = keepMessage(screening.message, receivedAt);
+    kept = keep(screening.message, receivedAt);
     // The acknowledgement waits for the disk, as the main thread's does (see WalSync).
     await walSync?.durable();
   } catch (error) {
