@@ -51,7 +51,7 @@ function keep(message: NewInboundMessage, at: number): boolean {
     try {
       return insert(message, at);
     } catch (error) {
-      if (sqliteCode(error) !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      if (!sqliteCode(error)?.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
       Atomics.wait(pause, 0, 0, 0.2);
     }
   }
