@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { createRedactor } from '../../secrets/index.js';
 import { serveBehindProxies } from '../../startup/serve-behind-proxies.js';
 import { sqliteCode } from '../../store/open-database.js';
+import { prepareConversationKnown } from '../../store/sqlite/sqlite-conversations.js';
 import { prepareInboundKeep } from '../../store/sqlite/sqlite-inbound.js';
 import { WalSync } from '../../store/sqlite/wal-sync.js';
 import type { NewInboundMessage } from '../../store/store.js';
@@ -43,6 +44,7 @@ const walSync =
     : undefined;
 db.pragma(`synchronous = ${walSync ? 'NORMAL' : data.synchronous}`);
 const insert = prepareInboundKeep(db);
+const conversationKnown = prepareConversationKnown(db);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 function keep(message: NewInboundMessage, at: number): boolean {
@@ -99,12 +101,15 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   const message = readMessageEvent(request, rawBody);
   if (!message) return forward(request, response, rawBody);
   const screening = screenMessage(message.event, message.envelope, { botUserId: data.botUserId, redact });
-  if (screening.type === 'ignored') {
+  const ignored =
+    screening.type === 'ignored' ||
+    (screening.type === 'if-thread-known' && !conversationKnown(screening.conversationId));
+  if (ignored) {
     if (data.logHandled) log('debug', { result: 'ignored', ts: message.event.ts }, 'message event handled');
     return respond(response, 200);
   }
-  // A reply that needs the conversations table, or a fresh start that Slack is told of: the main thread's.
-  if (screening.type !== 'keep') return forward(request, response, rawBody);
+  // "new" in a DM is answered with a reaction, a call to Slack: the main thread's.
+  if (screening.type === 'fresh-start') return forward(request, response, rawBody);
   let kept: boolean;
   const receivedAt = Date.now();
   try {

@@ -65,8 +65,9 @@ const stopTimeoutMs = 5_000;
  * the same SQLite file, and Slack is answered once it is on disk, whatever the main thread is doing.
  * The kept message is handed to the main thread's inbound queue, as one kept there would be.
  *
- * Everything else (clicks, commands, views, `/health`, a reply that needs the conversations table) goes
- * on, unread, to Bolt's receiver on a loopback port, which verifies it again and dispatches as before.
+ * Everything else (clicks, commands, views, `/health`, "new" in a DM, which Slack is told of with a
+ * reaction) goes on, as received, to Bolt's receiver on a loopback port, which verifies it again and
+ * dispatches as before.
  */
 export class IntakeThread {
   readonly port: number;

@@ -47,6 +47,38 @@ describe('the intake thread', () => {
     expect(readRows(slack.databasePath, 'SELECT trigger_ts FROM turns')).toEqual([{ trigger_ts: ts }]);
   });
 
+  it('keeps a plain reply in a thread holdfast is part of, and only there, on its own', async () => {
+    const model = new ScriptedChatModel([
+      reply.text('The disk is 41% full.'),
+      reply.text('It was 40% yesterday.'),
+    ]);
+    const slack = await startSlackHarness({ model });
+    const root = await slack.mention('how full is the disk?');
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.thread_ts === root);
+    await slack.settle();
+    const reader = new Database(slack.databasePath, { readonly: true });
+    onTestFinished(() => void reader.close());
+    const kept = reader.prepare('SELECT key FROM inbound_messages');
+
+    const known = sendRaw(slack.eventsUrl, slack.signingSecret, replyBody(slack.api.identity.teamId, root));
+    await known.sent;
+    const deadline = Date.now() + 10_000;
+    let rows: unknown[] = [];
+    while (rows.length === 0 && Date.now() < deadline) rows = kept.all();
+    expect(rows).toHaveLength(1);
+    expect(await known.status).toBe(200);
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'It was 40% yesterday.');
+
+    // A thread holdfast was never asked in: acknowledged, nothing kept, no turn.
+    const stranger = userTs();
+    expect(
+      (await slack.post({ json: JSON.parse(replyBody(slack.api.identity.teamId, stranger)) })).status,
+    ).toBe(200);
+    await slack.settle();
+    expect(kept.all()).toEqual([]);
+    expect(model.calls).toHaveLength(2);
+  });
+
   it('answers 500 and keeps nothing while the database cannot take a message; the redelivery is one turn', async () => {
     const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('twice?')]);
     const slack = await startSlackHarness({ model });
@@ -141,6 +173,23 @@ describe('the intake thread', () => {
     expect(challenge.text).toContain('c-123');
   });
 });
+
+/** A reply without a mention, in the thread that starts at `threadTs`. */
+function replyBody(teamId: string, threadTs: string): string {
+  return JSON.stringify({
+    type: 'event_callback',
+    team_id: teamId,
+    event_id: `Ev0REPLY${threadTs.replace('.', '')}`,
+    event: {
+      type: 'message',
+      user: people.bob,
+      text: 'and yesterday?',
+      ts: userTs(),
+      thread_ts: threadTs,
+      channel,
+    },
+  });
+}
 
 /** A signed POST whose bytes are known to have left this thread (`sent`) before its answer is awaited. */
 function sendRaw(url: string, signingSecret: string, body: string) {
