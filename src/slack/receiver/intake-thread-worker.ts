@@ -68,8 +68,8 @@ const server = createServer((request, response) => {
   });
 });
 serveBehindProxies(server);
-server.once('error', (error) =>
-  report({ type: 'failed', message: describeError(error).message, code: codeOf(error) }),
+server.once('error', (error: NodeJS.ErrnoException) =>
+  report({ type: 'failed', message: error.message, code: error.code, syscall: error.syscall }),
 );
 server.listen(data.port, data.host, () => {
   const address = server.address();

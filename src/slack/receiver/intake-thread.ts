@@ -31,7 +31,8 @@ export interface IntakeThreadData {
 /** What the intake thread tells the main thread. */
 export type IntakeThreadReport =
   | { readonly type: 'listening'; readonly port: number }
-  | { readonly type: 'failed'; readonly message: string; readonly code?: string }
+  /** The server could not listen: what Node said, so start-up can name the port (see `listenFailure`). */
+  | { readonly type: 'failed'; readonly message: string; readonly code?: string; readonly syscall?: string }
   | { readonly type: 'kept'; readonly message: InboundMessage; readonly kept: boolean }
   | {
       readonly type: 'log';
@@ -102,8 +103,13 @@ export class IntakeThread {
     });
     return new Promise((resolve, reject) => {
       const ended = (error: Error) => {
-        if (!thread) reject(error);
-        else if (!thread.#stopping) fail(error);
+        if (thread) {
+          if (!thread.#stopping) fail(error);
+          return;
+        }
+        reject(error);
+        // A thread that never listened would otherwise hold the process open.
+        void worker.terminate();
       };
       worker.on('message', (report: IntakeThreadReport) => {
         switch (report.type) {
@@ -112,7 +118,7 @@ export class IntakeThread {
             resolve(thread);
             return;
           case 'failed':
-            ended(Object.assign(new Error(report.message), { code: report.code }));
+            ended(Object.assign(new Error(report.message), { code: report.code, syscall: report.syscall }));
             return;
           case 'kept':
             onKept(report.message, { kept: report.kept });
