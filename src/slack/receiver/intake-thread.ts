@@ -54,6 +54,11 @@ export interface IntakeThreadOptions
   readonly maxBodyBytes?: number;
 }
 
+interface Pongs {
+  readonly waiting: Map<number, () => void>;
+  gone: boolean;
+}
+
 /** Longer than any commit of the main thread's, shorter than Slack's three seconds. */
 const busyTimeoutMs = 2_000;
 const stopTimeoutMs = 5_000;
@@ -77,9 +82,10 @@ export class IntakeThread {
   readonly #worker: Worker;
   #stopping = false;
   #pings = 0;
-  readonly #pongs: Map<number, () => void>;
+  /** Pings awaiting their answer; `gone` once the thread has ended and none will come. */
+  readonly #pongs: Pongs;
 
-  private constructor(worker: Worker, port: number, failed: Promise<Error>, pongs: Map<number, () => void>) {
+  private constructor(worker: Worker, port: number, failed: Promise<Error>, pongs: Pongs) {
     this.#worker = worker;
     this.#pongs = pongs;
     this.port = port;
@@ -95,7 +101,7 @@ export class IntakeThread {
       logHandled: logger.isLevelEnabled('debug'),
     };
     const worker = startWorker(data);
-    const pongs = new Map<number, () => void>();
+    const pongs: Pongs = { waiting: new Map(), gone: false };
     let thread: IntakeThread | undefined;
     let fail: (error: Error) => void = () => undefined;
     const failed = new Promise<Error>((resolve) => {
@@ -103,6 +109,9 @@ export class IntakeThread {
     });
     return new Promise((resolve, reject) => {
       const ended = (error: Error) => {
+        pongs.gone = true;
+        for (const answered of pongs.waiting.values()) answered();
+        pongs.waiting.clear();
         if (thread) {
           if (!thread.#stopping) fail(error);
           return;
@@ -127,8 +136,8 @@ export class IntakeThread {
             logger[report.level](report.fields, report.msg);
             return;
           case 'pong':
-            pongs.get(report.id)?.();
-            pongs.delete(report.id);
+            pongs.waiting.get(report.id)?.();
+            pongs.waiting.delete(report.id);
             return;
           case 'stopped':
             return;
@@ -144,10 +153,10 @@ export class IntakeThread {
    * order, so the answer to a ping comes after them.
    */
   delivered(): Promise<void> {
-    if (this.#stopping) return Promise.resolve();
+    if (this.#stopping || this.#pongs.gone) return Promise.resolve();
     const id = ++this.#pings;
     return new Promise((resolve) => {
-      this.#pongs.set(id, resolve);
+      this.#pongs.waiting.set(id, resolve);
       this.#command({ type: 'ping', id });
     });
   }
@@ -158,8 +167,8 @@ export class IntakeThread {
     this.#stopping = true;
     const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
     this.#command({ type: 'stop' });
-    for (const resolve of this.#pongs.values()) resolve();
-    this.#pongs.clear();
+    for (const resolve of this.#pongs.waiting.values()) resolve();
+    this.#pongs.waiting.clear();
     const timer = setTimeout(() => void this.#worker.terminate(), stopTimeoutMs);
     await exited;
     clearTimeout(timer);
