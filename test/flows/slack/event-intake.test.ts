@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { ModelReply } from '../../../src/agent/chat-model.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { postSignedToSlackApp, slackSignature } from '../../support/sign-slack-request.js';
-import { channel, eventually, people, readRows, startSlackHarness, userTs } from './slack-harness.js';
+import {
+  channel,
+  eventually,
+  mentionEvent,
+  people,
+  readRows,
+  startSlackHarness,
+  userTs,
+} from './slack-harness.js';
 
 const handled = (ts: string, result: string) => (entry: { msg: string; [field: string]: unknown }) =>
   entry.msg === 'message event handled' && entry.ts === ts && entry.result === result;
-
-function mentionEvent(botUserId: string, ts: string, text = 'how full is the disk?') {
-  return { type: 'app_mention', user: people.alice, text: `<@${botUserId}> ${text}`, ts, channel };
-}
 
 /** Bolt checks the token with its own auth.test when it starts; anything else is the request's effect. */
 const callsAfterBoot = (calls: readonly { method: string }[]) =>

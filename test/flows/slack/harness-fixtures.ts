@@ -40,6 +40,11 @@ export function countingShellTool(name = 'ops_shell'): { tool: Tool; runs: strin
   return { tool: tool as Tool, runs };
 }
 
+/** An `app_mention` of holdfast by alice in the ops channel, as Slack sends it. */
+export function mentionEvent(botUserId: string, ts: string, text = 'how full is the disk?') {
+  return { type: 'app_mention', user: people.alice, text: `<@${botUserId}> ${text}`, ts, channel };
+}
+
 let tsCounter = 0;
 /** Slack-looking ts values for messages people post; unique within a test run. */
 export function userTs(): string {

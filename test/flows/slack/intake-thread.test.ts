@@ -1,10 +1,18 @@
-import fs from 'node:fs';
 import { request } from 'node:http';
 import Database from 'better-sqlite3';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { failWalSyncs } from '../../support/fail-wal-syncs.js';
 import { slackSignature } from '../../support/sign-slack-request.js';
-import { channel, eventually, people, readRows, startSlackHarness, userTs } from './slack-harness.js';
+import {
+  channel,
+  eventually,
+  mentionEvent,
+  people,
+  readRows,
+  startSlackHarness,
+  userTs,
+} from './slack-harness.js';
 
 /**
  * HTTP mode's intake thread (on by default): message events are verified, kept and acknowledged beside
@@ -19,13 +27,7 @@ describe('the intake thread', () => {
       type: 'event_callback',
       team_id: slack.api.identity.teamId,
       event_id: 'Ev0BLOCKED',
-      event: {
-        type: 'app_mention',
-        user: people.alice,
-        text: `<@${slack.api.identity.botUserId}> how full is the disk?`,
-        ts,
-        channel,
-      },
+      event: mentionEvent(slack.api.identity.botUserId, ts),
     });
     const answer = sendRaw(slack.eventsUrl, slack.signingSecret, body);
     await answer.sent;
@@ -83,13 +85,7 @@ describe('the intake thread', () => {
     const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('twice?')]);
     const slack = await startSlackHarness({ model });
     const ts = userTs();
-    const event = {
-      type: 'app_mention',
-      user: people.alice,
-      text: `<@${slack.api.identity.botUserId}> how full is the disk?`,
-      ts,
-      channel,
-    };
+    const event = mentionEvent(slack.api.identity.botUserId, ts);
     const schema = new Database(slack.databasePath);
     onTestFinished(() => void schema.close());
     schema.exec('ALTER TABLE inbound_messages RENAME TO inbound_messages_away');
@@ -114,20 +110,9 @@ describe('the intake thread', () => {
     const model = new ScriptedChatModel([reply.text('First answer.'), reply.text('Second answer.')]);
     const slack = await startSlackHarness({ model });
     const origin = new URL(slack.eventsUrl).origin;
-    const mention = (ts: string) => ({
-      type: 'app_mention',
-      user: people.alice,
-      text: `<@${slack.api.identity.botUserId}> how full is the disk?`,
-      ts,
-      channel,
-    });
+    const mention = (ts: string) => mentionEvent(slack.api.identity.botUserId, ts);
     // Only the main thread's syncs fail: the intake thread's own succeed, and still it must stop.
-    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    const failing = vi
-      .spyOn(fs, 'fdatasync')
-      .mockImplementation(((_fd: number, done: (error: Error | null) => void) =>
-        done(eio)) as typeof fs.fdatasync);
-    onTestFinished(() => failing.mockRestore());
+    const failing = failWalSyncs();
 
     const first = userTs();
     expect((await slack.sendEvent(mention(first), { eventId: 'Ev0SYNC1' })).status).toBe(200);
@@ -136,7 +121,7 @@ describe('the intake thread', () => {
       () => slack.log.entries.some((entry) => entry.msg === 'could not make a kept message a turn'),
       'the turn to fail',
     );
-    failing.mockRestore();
+    failing.restore();
     const second = userTs();
     expect((await slack.sendEvent(mention(second), { eventId: 'Ev0SYNC2' })).status).toBe(500);
     expect(readRows(slack.databasePath, 'SELECT key FROM inbound_messages')).not.toContainEqual({

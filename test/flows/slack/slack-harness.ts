@@ -15,6 +15,7 @@ import { createSlackRequests, type SlackRequests } from './slack-requests.js';
 export {
   channel,
   countingShellTool,
+  mentionEvent,
   oncallGroup,
   people,
   userTs,

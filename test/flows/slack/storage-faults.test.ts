@@ -1,10 +1,11 @@
-import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { failWalSyncs } from '../../support/fail-wal-syncs.js';
 import {
   channel,
   countingShellTool,
+  mentionEvent,
   people,
   readRows,
   startSlackHarness,
@@ -150,26 +151,15 @@ describe('a database that stops taking writes', () => {
     // the intake thread (intake-thread.test.ts) the first is kept, and what follows is refused.
     const slack = await startSlackHarness({ model, env: { HOLDFAST_INTAKE_THREAD: 'off' } });
     const origin = new URL(slack.eventsUrl).origin;
-    const mention = (ts: string) => ({
-      type: 'app_mention',
-      user: people.alice,
-      text: `<@${slack.api.identity.botUserId}> how full is the disk?`,
-      ts,
-      channel,
-    });
-    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    const failing = vi
-      .spyOn(fs, 'fdatasync')
-      .mockImplementation(((_fd: number, done: (error: Error | null) => void) =>
-        done(eio)) as typeof fs.fdatasync);
-    onTestFinished(() => failing.mockRestore());
+    const mention = (ts: string) => mentionEvent(slack.api.identity.botUserId, ts);
+    const failing = failWalSyncs();
 
     const first = userTs();
     expect((await slack.sendEvent(mention(first), { eventId: 'Ev0FSYNC1' })).status).toBeGreaterThanOrEqual(
       400,
     );
     // The disk syncs again, but what it dropped is not known: holdfast writes nothing more.
-    failing.mockRestore();
+    failing.restore();
     const second = userTs();
     expect((await slack.sendEvent(mention(second), { eventId: 'Ev0FSYNC2' })).status).toBeGreaterThanOrEqual(
       400,
