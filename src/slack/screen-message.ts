@@ -1,7 +1,7 @@
 import { conversationId, type ThreadKey } from '../store/conversation-id.js';
 import type { NewInboundMessage } from '../store/store.js';
 import { isFreshStart } from './direct-context.js';
-import type { MessageEvent } from './payloads.js';
+import { eventEnvelopeSchema, type MessageEvent, messageEventSchema } from './payloads.js';
 
 /** What a message event asks of holdfast, read from the event alone (no database, no Slack). */
 export type Screening =
@@ -11,6 +11,34 @@ export type Screening =
   /** "new" in a DM: nothing to answer; a reaction says the next message starts afresh. */
   | { readonly type: 'fresh-start' }
   | { readonly type: 'keep'; readonly message: NewInboundMessage };
+
+/** A message event read from its delivery, or why it cannot be. */
+export type MessageDelivery =
+  | {
+      readonly type: 'message';
+      readonly event: MessageEvent;
+      readonly envelope: { readonly teamId: string; readonly eventId?: string };
+    }
+  | { readonly type: 'malformed'; readonly issues: readonly unknown[] }
+  | { readonly type: 'no-team' };
+
+/**
+ * Reads a message event and its envelope (shared by the two intakes). The team is the envelope's, else
+ * `fallbackTeam` (Bolt's context, or the workspace holdfast is installed in).
+ */
+export function readMessageDelivery(
+  rawEvent: unknown,
+  rawBody: unknown,
+  fallbackTeam?: string,
+): MessageDelivery {
+  const event = messageEventSchema.safeParse(rawEvent);
+  const envelope = eventEnvelopeSchema.safeParse(rawBody);
+  if (!event.success || !envelope.success)
+    return { type: 'malformed', issues: event.error?.issues ?? envelope.error?.issues ?? [] };
+  const teamId = envelope.data.team_id ?? fallbackTeam;
+  if (!teamId) return { type: 'no-team' };
+  return { type: 'message', event: event.data, envelope: { teamId, eventId: envelope.data.event_id } };
+}
 
 /** Subtypes that are a person saying something; edits, joins, bot posts and the rest are not. */
 const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);

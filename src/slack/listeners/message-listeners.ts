@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
-import { eventEnvelopeSchema, messageEventSchema } from '../payloads.js';
 import { type ReceiveMessageDeps, receiveMessage, turnFromKeptMessage } from '../receive-message.js';
+import { readMessageDelivery } from '../screen-message.js';
 
 /**
  * `app_mention` and `message` both feed the same intake; it dedupes the twins. A message is acknowledged
@@ -14,24 +14,20 @@ export function registerMessageListeners(app: App, deps: ReceiveMessageDeps & { 
     return { settled: result.type !== 'ignored' };
   });
   const handle = async (rawEvent: unknown, rawBody: unknown, contextTeam: string | undefined) => {
-    const event = messageEventSchema.safeParse(rawEvent);
-    const envelope = eventEnvelopeSchema.safeParse(rawBody);
-    if (!event.success || !envelope.success) {
-      deps.logger.warn(
-        { issues: event.error?.issues ?? envelope.error?.issues },
-        'ignoring a malformed message event',
-      );
+    const delivery = readMessageDelivery(rawEvent, rawBody, contextTeam ?? deps.teamId);
+    if (delivery.type === 'malformed') {
+      deps.logger.warn({ issues: delivery.issues }, 'ignoring a malformed message event');
       return;
     }
-    const teamId = envelope.data.team_id ?? contextTeam ?? deps.teamId;
-    if (!teamId) {
+    if (delivery.type === 'no-team') {
       deps.logger.warn('ignoring a message event without a team id');
       return;
     }
-    const result = await receiveMessage(deps, event.data, { teamId, eventId: envelope.data.event_id });
+    const { event, envelope } = delivery;
+    const result = await receiveMessage(deps, event, envelope);
     // A kept message is logged as handled once it has become a turn (see `turnFromKeptMessage`).
     if (result.type !== 'kept')
-      deps.logger.debug({ result: result.type, ts: event.data.ts }, 'message event handled');
+      deps.logger.debug({ result: result.type, ts: event.ts }, 'message event handled');
   };
   app.event('app_mention', async ({ event, body, context }) => handle(event, body, context.teamId));
   app.message(async ({ message, body, context }) => handle(message, body, context.teamId));

@@ -10,6 +10,8 @@ export type SlackRequestVerdict =
   | { readonly type: 'accepted' }
   | { readonly type: 'refused'; readonly status: 400 | 401; readonly reason: string };
 
+type SlackRequestRefusal = Extract<SlackRequestVerdict, { type: 'refused' }>;
+
 export interface SlackRequestToCheck {
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: Buffer;
@@ -27,12 +29,26 @@ export function checkSlackRequest(
   request: SlackRequestToCheck,
   options: { readonly signingSecret: string; readonly nowMs: number },
 ): SlackRequestVerdict {
+  const verdict = readSlackRequest(request, options);
+  return verdict.type === 'accepted' ? { type: 'accepted' } : verdict;
+}
+
+/**
+ * `checkSlackRequest`, keeping the body it parsed (the form's fields or `payload`, or the JSON), so a
+ * caller that reads the body next does not parse it again.
+ */
+export function readSlackRequest(
+  request: SlackRequestToCheck,
+  options: { readonly signingSecret: string; readonly nowMs: number },
+):
+  | Exclude<SlackRequestVerdict, { type: 'accepted' }>
+  | { readonly type: 'accepted'; readonly body: unknown } {
   const text = request.rawBody.toString();
   const contentType = request.headers['content-type'];
   const form = contentType === formContentType ? parseQueryString(text) : undefined;
   // Bolt answers `ssl_check=1` itself, unsigned, after stripping everything else from the body: nothing
   // in it reaches a listener, so it goes through as Slack's guide and Bolt expect.
-  if (form?.ssl_check === '1') return { type: 'accepted' };
+  if (form?.ssl_check === '1') return { type: 'accepted', body: { ...form } };
 
   const timestamp = singleHeader(request.headers['x-slack-request-timestamp']);
   if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp))
@@ -57,7 +73,7 @@ export function checkSlackRequest(
   const body = form ? formBody(form) : parseJson(text);
   if (body.type === 'unparsable') return refused(400, body.reason);
   const check = checkSlackRequestBody(body.value);
-  return check.type === 'routable' ? { type: 'accepted' } : refused(400, check.reason);
+  return check.type === 'routable' ? { type: 'accepted', body: body.value } : refused(400, check.reason);
 }
 
 type ParsedBody = { type: 'parsed'; value: unknown } | { type: 'unparsable'; reason: string };
@@ -88,6 +104,6 @@ function singleHeader(value: string | string[] | undefined): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-function refused(status: 400 | 401, reason: string): SlackRequestVerdict {
+function refused(status: 400 | 401, reason: string): SlackRequestRefusal {
   return { type: 'refused', status, reason };
 }

@@ -10,7 +10,7 @@ import {
 } from '@slack/bolt';
 import type { Logger as SlackLogger } from '@slack/logger';
 import type { Logger } from 'pino';
-import { checkSlackRequest } from './check-slack-request.js';
+import { readSlackRequest } from './check-slack-request.js';
 
 /**
  * Slack's own payloads stay far below this (a 50-block message with its card in a `block_actions`
@@ -114,7 +114,8 @@ export class GuardedHttpReceiver implements Receiver {
 }
 
 export type EventsRequestVerdict =
-  | { readonly type: 'accepted'; readonly rawBody: Buffer }
+  /** `body`: as Bolt will read it (the JSON, or the form's `payload` or fields). */
+  | { readonly type: 'accepted'; readonly rawBody: Buffer; readonly body: unknown }
   | { readonly type: 'refused'; readonly status: 400 | 401 | 413; readonly reason: string };
 
 /**
@@ -133,8 +134,8 @@ export async function readEventsRequest(
       return { type: 'refused', status: 413, reason: `the body is over ${options.maxBodyBytes} bytes` };
     return { type: 'refused', status: 400, reason: 'the body could not be read' };
   }
-  const verdict = checkSlackRequest({ headers: request.headers, rawBody }, options);
-  return verdict.type === 'accepted' ? { type: 'accepted', rawBody } : verdict;
+  const verdict = readSlackRequest({ headers: request.headers, rawBody }, options);
+  return verdict.type === 'accepted' ? { type: 'accepted', rawBody, body: verdict.body } : verdict;
 }
 
 /** Answers a refused request, and says why in the log (never in the answer). */

@@ -14,8 +14,7 @@ import { prepareConversationKnown } from '../../store/sqlite/sqlite-conversation
 import { prepareInboundKeep } from '../../store/sqlite/sqlite-inbound.js';
 import { WalSync } from '../../store/sqlite/wal-sync.js';
 import type { NewInboundMessage } from '../../store/store.js';
-import { eventEnvelopeSchema, type MessageEvent, messageEventSchema } from '../payloads.js';
-import { screenMessage } from '../screen-message.js';
+import { readMessageDelivery, screenMessage } from '../screen-message.js';
 import { isEventsRequest, readEventsRequest, refuseEventsRequest, respond } from './guarded-http-receiver.js';
 import type { IntakeThreadCommand, IntakeThreadData, IntakeThreadReport } from './intake-thread.js';
 
@@ -98,7 +97,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   });
   if (verdict.type === 'refused') return refuseEventsRequest(logger, request, response, verdict);
   const { rawBody } = verdict;
-  const message = readMessageEvent(request, rawBody);
+  const message = readMessageEvent(request, verdict.body);
   if (!message) return forward(request, response, rawBody);
   const screening = screenMessage(message.event, message.envelope, { botUserId: data.botUserId, redact });
   const ignored =
@@ -129,25 +128,13 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
 }
 
 /** A verified Events API delivery of a message, when the body is one; anything else is forwarded. */
-function readMessageEvent(
-  request: IncomingMessage,
-  rawBody: Buffer,
-): { event: MessageEvent; envelope: { teamId: string; eventId?: string } } | undefined {
+function readMessageEvent(request: IncomingMessage, body: unknown) {
   if (request.headers['content-type']?.startsWith('application/json') !== true) return undefined;
-  let body: { type?: unknown; event?: unknown };
-  try {
-    body = JSON.parse(rawBody.toString()) as typeof body;
-  } catch {
+  if (typeof body !== 'object' || body === null || (body as { type?: unknown }).type !== 'event_callback')
     return undefined;
-  }
-  if (typeof body !== 'object' || body === null || body.type !== 'event_callback') return undefined;
-  const event = messageEventSchema.safeParse(body.event);
-  const envelope = eventEnvelopeSchema.safeParse(body);
+  const delivery = readMessageDelivery((body as { event?: unknown }).event, body, data.teamId);
   // A malformed one is the main thread's to log and answer, as before.
-  if (!event.success || !envelope.success) return undefined;
-  const teamId = envelope.data.team_id ?? data.teamId;
-  if (!teamId) return undefined;
-  return { event: event.data, envelope: { teamId, eventId: envelope.data.event_id } };
+  return delivery.type === 'message' ? delivery : undefined;
 }
 
 /** Passes a request to the main thread's receiver, which checks it again, and its answer back. */
