@@ -82,7 +82,6 @@ port.on('message', (command: IntakeThreadCommand) => {
     forwardAgent.destroy();
     walSync?.close();
     db.close();
-    report({ type: 'stopped' });
     port.close();
   });
   server.closeIdleConnections();

@@ -40,7 +40,6 @@ export type IntakeThreadReport =
       readonly fields: Record<string, unknown>;
       readonly msg: string;
     }
-  | { readonly type: 'stopped' }
   | { readonly type: 'pong'; readonly id: number };
 
 /** What the main thread tells the intake thread. */
@@ -138,8 +137,6 @@ export class IntakeThread {
           case 'pong':
             pongs.waiting.get(report.id)?.();
             pongs.waiting.delete(report.id);
-            return;
-          case 'stopped':
             return;
         }
       });
