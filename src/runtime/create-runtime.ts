@@ -7,7 +7,7 @@ import type { OutboxWorker } from '../outbox/outbox-worker.js';
 import { redactKnownPatterns } from '../secrets/index.js';
 import type { Approval } from '../store/records.js';
 import { defaultAdmissionLimits } from '../store/rules/admit-turn.js';
-import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
+import type { ClaimedTurn, EnqueueResult, NewTurn, Store } from '../store/store.js';
 import type { AgentCache } from './agent-cache.js';
 import { InboundQueue } from './inbound-queue.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
@@ -87,6 +87,11 @@ export class Runtime {
    * (Slack's message/app_mention pair) is the same refusal.
    */
   async submit(message: IncomingMessage, options: { auditRefusal?: boolean } = {}): Promise<EnqueueResult> {
+    let running = false;
+    const run = (claim: ClaimedTurn) => {
+      running = true;
+      void this.scheduler.runClaimed(claim);
+    };
     const result = await this.store.turns.enqueue(
       {
         ...message,
@@ -96,6 +101,7 @@ export class Runtime {
       },
       this.runner.lease,
       this.#options.admission ?? defaultAdmissionLimits,
+      run,
     );
     if (result.type === 'refused' && options.auditRefusal !== false) {
       await this.store.audit.record({
@@ -108,10 +114,9 @@ export class Runtime {
         'message refused: too much unfinished work',
       );
     }
-    if (result.type === 'enqueued') {
-      void (result.claim
-        ? this.scheduler.runClaimed(result.claim)
-        : this.scheduler.drain(result.turn.conversationId));
+    if (result.type === 'enqueued' && !running) {
+      if (result.claim) run(result.claim);
+      else void this.scheduler.drain(result.turn.conversationId);
     }
     return result;
   }

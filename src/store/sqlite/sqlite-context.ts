@@ -4,7 +4,7 @@ import type { Fence } from '../store.js';
 import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
 import { deferredWritesOf } from './deferred-writes.js';
 import { walSyncOf } from './wal-sync.js';
-import { batcherOf } from './write-batcher.js';
+import { batcherOf, type WriteRelease } from './write-batcher.js';
 
 export { parseJsonColumn } from '../row-mappers.js';
 
@@ -18,13 +18,27 @@ export interface SqliteContext {
  * so two processes cannot both read "pending" and both write "decided". Writes queued in the same turn
  * of the event loop share one commit (see WriteBatcher), each in its own savepoint: one that throws
  * changes nothing, and the others commit.
+ *
+ * The promise resolves once the commit is on disk, unless `resolve: 'at-commit'`: for a write whose
+ * caller does nothing anyone outside sees before it commits something else and waits for that. The WAL
+ * is one log, synced in order, so a later commit on disk means this one is too.
  */
 export function writeTransaction<Args extends unknown[], Result>(
   db: Database.Database,
   work: (...args: Args) => Result,
+  release: Pick<WriteRelease<Result>, 'resolve'> = {},
 ): (...args: Args) => Promise<Result> {
   const savepoint = db.transaction(work);
-  return (...args) => batcherOf(db, translateBusy).add(() => savepoint(...args));
+  return (...args) => queueWrite(db, () => savepoint(...args), release);
+}
+
+/** Queues one write for the next group commit; see `WriteBatcher.add` for when its caller hears of it. */
+export function queueWrite<Result>(
+  db: Database.Database,
+  run: () => Result,
+  release?: WriteRelease<Result>,
+): Promise<Result> {
+  return batcherOf(db, translateBusy).add(run, release);
 }
 
 /**

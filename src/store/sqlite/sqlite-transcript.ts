@@ -145,24 +145,31 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     },
   );
 
-  const recordToolResult = writeTransaction(db, (fence: Fence, call: ToolCallRef, content: string) => {
-    checkFence(fence);
-    // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
-    if (resultExists.get(call.transcriptId, call.toolCallId)) return false;
-    const at = now();
-    insert.run({
-      conversationId: call.conversationId,
-      transcriptId: call.transcriptId,
-      turnId: call.turnId,
-      role: 'tool',
-      content,
-      toolCalls: null,
-      toolCallId: call.toolCallId,
-      now: at,
-    });
-    finishExecution.run({ transcriptId: call.transcriptId, toolCallId: call.toolCallId, now: at });
-    return true;
-  });
+  // Invariant 3: the result is committed now. The turn goes on once it has (a model call sees it, and
+  // nobody else does): whatever the turn shows next, a card or an answer, waits for a later commit to
+  // be on disk, and that one brings this one with it.
+  const recordToolResult = writeTransaction(
+    db,
+    (fence: Fence, call: ToolCallRef, content: string) => {
+      checkFence(fence);
+      // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
+      if (resultExists.get(call.transcriptId, call.toolCallId)) return false;
+      const at = now();
+      insert.run({
+        conversationId: call.conversationId,
+        transcriptId: call.transcriptId,
+        turnId: call.turnId,
+        role: 'tool',
+        content,
+        toolCalls: null,
+        toolCallId: call.toolCallId,
+        now: at,
+      });
+      finishExecution.run({ transcriptId: call.transcriptId, toolCallId: call.toolCallId, now: at });
+      return true;
+    },
+    { resolve: 'at-commit' },
+  );
 
   return {
     async messages(transcriptId) {

@@ -21,7 +21,7 @@ import type {
 } from '../store.js';
 import { prepareApprovalCreate } from './sqlite-approval-rows.js';
 import { activeStatuses, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
-import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { prepareFenceCheck, queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareMessageAppend } from './sqlite-transcript.js';
 
@@ -115,8 +115,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const appendMessage = prepareMessageAppend(context);
   const createApproval = prepareApprovalCreate(context);
 
-  const enqueue = writeTransaction(
-    db,
+  const enqueueInside = db.transaction(
     (turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): EnqueueResult => {
       const at = now();
       const id = conversationId(turn);
@@ -229,7 +228,12 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
 
   return {
-    enqueue: async (turn, lease, limits) => enqueue(turn, lease, limits),
+    enqueue: async (turn, lease, limits, onClaimed) =>
+      queueWrite(db, () => enqueueInside(turn, lease, limits), {
+        onCommit: (result) => {
+          if (result.type === 'enqueued' && result.claim) onClaimed?.(result.claim);
+        },
+      }),
     async get(id) {
       const row = byId.get(id);
       return row ? toTurn(row) : undefined;

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../test/support/temp-dir.js';
-import { newTurn, thread } from '../contract/contract-fixtures.js';
+import { leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
 import { openDatabase } from '../open-database.js';
-import type { Store } from '../store.js';
+import type { ClaimedTurn, Store } from '../store.js';
 import { StoreUnavailableError } from '../store-errors.js';
 import { createSqliteStore } from './create-sqlite-store.js';
 
@@ -105,6 +105,61 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     syncs.release();
     await Promise.all([third, fourth]);
     expect(syncs.spy).toHaveBeenCalledTimes(3);
+  });
+
+  it('hands a claimed turn over at commit, while the acknowledgement waits for the sync', async () => {
+    const { store } = open();
+    const syncs = holdSyncs();
+    const handed: ClaimedTurn[] = [];
+
+    const admitted = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'), leaseA, undefined, (claim) =>
+      handed.push(claim),
+    );
+    const acknowledged = settled(admitted);
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    // The turn may call its model now; what it shows anyone waits for a later commit's sync.
+    expect(handed.map((claim) => [claim.turn.id, claim.turn.status])).toEqual([['turn-1', 'running']]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(acknowledged()).toBe(false);
+
+    syncs.release();
+    expect(await admitted).toMatchObject({ type: 'enqueued', claim: { fence: handed[0]?.fence } });
+  });
+
+  it('resolves a tool result at commit; the answer after it waits for a sync, which covers both', async () => {
+    const { store, file } = open();
+    const started = await startTurn(store);
+    const id = started.conversationId;
+    await store.transcript.append(started.fence, id, {
+      role: 'assistant',
+      content: null,
+      toolCalls: [{ id: 'call_1', name: 'noop', arguments: '{}' }],
+    });
+    const syncs = holdSyncs();
+
+    const call = { conversationId: id, transcriptId: id, turnId: 'turn-1', toolCallId: 'call_1' };
+    expect(await store.transcript.recordToolResult(started.fence, call, 'ok')).toBe(true);
+    expect(syncs.held).toHaveLength(0);
+    const answered = store.turns.complete(started.fence, {
+      answer: 'Done.',
+      kv: { values: {}, children: {} },
+    });
+    const done = settled(answered);
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done()).toBe(false);
+
+    syncs.release();
+    await answered;
+    store.close();
+    const reopened = createSqliteStore(openDatabase(file, { synchronous: 'FULL' }));
+    expect((await reopened.transcript.messages(id)).map((message) => message.message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    reopened.close();
   });
 
   it('reports a write whose sync failed as failed, and writes nothing more, though the disk syncs again', async () => {

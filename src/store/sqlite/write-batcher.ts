@@ -2,10 +2,26 @@ import type Database from 'better-sqlite3';
 import { deferredWritesOf } from './deferred-writes.js';
 import { walSyncOf } from './wal-sync.js';
 
+/** When a write's caller hears of it: see `WriteBatcher.add`. */
+export interface WriteRelease<Result> {
+  readonly resolve?: 'on-disk' | 'at-commit';
+  readonly onCommit?: (result: Result) => void;
+}
+
 interface QueuedWrite {
   readonly run: () => unknown;
+  readonly release: WriteRelease<unknown>;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: unknown) => void;
+}
+
+type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown };
+
+function settleWrite(write: QueuedWrite, outcome: Outcome): void {
+  if (outcome.ok) write.resolve(outcome.value);
+  else write.reject(outcome.error);
 }
 
 /**
@@ -19,7 +35,7 @@ export class WriteBatcher {
   readonly #db: Database.Database;
   #queue: QueuedWrite[] = [];
   #scheduled = false;
-  readonly #flushBatch: (writes: readonly QueuedWrite[]) => unknown[];
+  readonly #flushBatch: (writes: readonly QueuedWrite[]) => Outcome[];
 
   constructor(db: Database.Database, translate: <Result>(work: () => Result) => Result) {
     this.#db = db;
@@ -51,10 +67,20 @@ export class WriteBatcher {
     };
   }
 
-  /** Queues `run` (a function that runs its statements inside a savepoint) for the next group commit. */
-  add<Result>(run: () => Result): Promise<Result> {
+  /**
+   * Queues `run` (a function that runs its statements inside a savepoint) for the next group commit. The
+   * promise resolves once the commit is on disk, or with `resolve: 'at-commit'` once it commits (and the
+   * commit starts no sync of its own: a later one covers it). `onCommit` hears of a write that succeeded
+   * as soon as it commits, while its promise still waits for the disk.
+   */
+  add<Result>(run: () => Result, release: WriteRelease<Result> = {}): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      this.#queue.push({ run, resolve: resolve as (result: unknown) => void, reject });
+      this.#queue.push({
+        run,
+        release: release as WriteRelease<unknown>,
+        resolve: resolve as (result: unknown) => void,
+        reject,
+      });
       if (this.#scheduled) return;
       this.#scheduled = true;
       setImmediate(() => this.flush());
@@ -74,28 +100,30 @@ export class WriteBatcher {
       for (const write of writes) write.reject(refusal);
       return;
     }
-    let outcomes: unknown[];
+    let outcomes: Outcome[];
     try {
       outcomes = this.#flushBatch(writes);
     } catch (error) {
       for (const write of writes) write.reject(error);
       return;
     }
-    const settle = () =>
-      outcomes.forEach((outcome, index) => {
-        const write = writes[index] as QueuedWrite;
-        const result = outcome as { ok: boolean; value?: unknown; error?: unknown };
-        if (result.ok) write.resolve(result.value);
-        else write.reject(result.error);
-      });
-    if (!walSync) {
-      settle();
-      return;
-    }
-    // Committed, not yet on disk: nobody hears of it (an ack, a tool run, a post) until it is.
-    walSync.durable().then(settle, (error: unknown) => {
-      for (const write of writes) write.reject(error);
+    const waitingForDisk: Array<readonly [QueuedWrite, Outcome]> = [];
+    outcomes.forEach((outcome, index) => {
+      const write = writes[index] as QueuedWrite;
+      if (outcome.ok) write.release.onCommit?.(outcome.value);
+      if (walSync && write.release.resolve !== 'at-commit') waitingForDisk.push([write, outcome]);
+      else settleWrite(write, outcome);
     });
+    if (!walSync || waitingForDisk.length === 0) return;
+    // Committed, not yet on disk: nobody hears of it (an ack, a tool run, a post) until it is.
+    walSync.durable().then(
+      () => {
+        for (const [write, outcome] of waitingForDisk) settleWrite(write, outcome);
+      },
+      (error: unknown) => {
+        for (const [write] of waitingForDisk) write.reject(error);
+      },
+    );
   }
 }
 
