@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
@@ -6,6 +7,7 @@ import { openDatabase } from '../open-database.js';
 import type { ClaimedTurn, Store } from '../store.js';
 import { StoreUnavailableError } from '../store-errors.js';
 import { createSqliteStore } from './create-sqlite-store.js';
+import { queueWrite } from './sqlite-context.js';
 
 type SyncCallback = (error: NodeJS.ErrnoException | null) => void;
 
@@ -56,12 +58,12 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     store = undefined;
   });
 
-  function open(): { store: Store; file: string } {
+  function open(): { store: Store; file: string; db: Database.Database } {
     const file = tempDir('holdfast-walsync-').file('holdfast.db');
     const db = openDatabase(file, { synchronous: 'FULL' });
     expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL: COMMIT itself does not fsync
     store = createSqliteStore(db);
-    return { store, file };
+    return { store, file, db };
   }
 
   it('resolves a write only once the WAL has been synced after its commit', async () => {
@@ -160,6 +162,26 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
       'assistant',
     ]);
     reopened.close();
+  });
+
+  it('fails only its own write when what it tells at commit throws', async () => {
+    const { store, db } = open();
+    const broken = new Error('a listener that throws');
+    const first = queueWrite(
+      db,
+      () => db.prepare("INSERT INTO audit_events (at, actor, kind) VALUES (1, 'a', 'x')").run(),
+      {
+        onCommit: () => {
+          throw broken;
+        },
+      },
+    );
+    const second = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+
+    await expect(first).rejects.toBe(broken);
+    expect((await second).type).toBe('enqueued');
+    // Committed all the same: the error is the listener's, not the write's.
+    expect(db.prepare("SELECT count(*) FROM audit_events WHERE actor = 'a'").pluck().get()).toBe(1);
   });
 
   it('reports a write whose sync failed as failed, and writes nothing more, though the disk syncs again', async () => {

@@ -19,6 +19,16 @@ type Outcome =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: unknown };
 
+/** Tells `onCommit`; one that throws fails its own write's promise, and no other write of the batch. */
+function heardAtCommit(write: QueuedWrite, value: unknown): Outcome {
+  try {
+    write.release.onCommit?.(value);
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
 function settleWrite(write: QueuedWrite, outcome: Outcome): void {
   if (outcome.ok) write.resolve(outcome.value);
   else write.reject(outcome.error);
@@ -108,9 +118,9 @@ export class WriteBatcher {
       return;
     }
     const waitingForDisk: Array<readonly [QueuedWrite, Outcome]> = [];
-    outcomes.forEach((outcome, index) => {
+    outcomes.forEach((committed, index) => {
       const write = writes[index] as QueuedWrite;
-      if (outcome.ok) write.release.onCommit?.(outcome.value);
+      const outcome = committed.ok ? heardAtCommit(write, committed.value) : committed;
       if (walSync && write.release.resolve !== 'at-commit') waitingForDisk.push([write, outcome]);
       else settleWrite(write, outcome);
     });
