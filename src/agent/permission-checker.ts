@@ -19,6 +19,11 @@ export interface PermissionRequest {
   readonly args: unknown;
   readonly argsHash: string;
   readonly toolPermission: ToolPermission;
+  /**
+   * The call's request as the caller already read it (null: the call has none), so it is not read twice;
+   * undefined when the caller did not read it.
+   */
+  readonly stored?: Approval | null;
 }
 
 export type DecisionSource = 'policy' | 'auto-approve' | 'grant' | 'tool' | 'approval';

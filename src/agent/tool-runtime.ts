@@ -4,7 +4,6 @@ import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store } from '../store/store.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
-import { editOf } from './edited-call.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import { interruptedResult, notRunResult } from './not-run-result.js';
@@ -96,10 +95,15 @@ export async function runToolBatch(
   // approved arguments were committed with the decision), and the model is told so with the result.
   const edits = new Map<string, { readonly call: ToolCall; readonly edit: ApprovalEdit }>();
   for (const proposed of calls) {
-    const edit = options.message ? null : await editOf(deps.store, batch.site.transcriptId, proposed);
+    // A call on disk has its request read once: the edit comes from it, and the permission check takes it
+    // as the stored decision. A fresh reply's calls are left to the permission check.
+    const stored = options.message
+      ? undefined
+      : ((await deps.store.approvals.forCall(batch.site.transcriptId, proposed.id)) ?? null);
+    const edit = stored?.edit ?? null;
     if (edit) edits.set(proposed.id, { call: proposed, edit });
     const call = edit ? { ...proposed, arguments: edit.argumentsText } : proposed;
-    plans.push(await planCall(call, batch, deps));
+    plans.push(await planCall(call, batch, deps, stored));
   }
   const pending = plans.flatMap((plan) => (plan.type === 'pending' ? [plan.approval] : []));
   if (pending.length > 0) throw new ApprovalPending(nonEmpty(pending), false);
@@ -136,7 +140,12 @@ function nonEmpty(approvals: readonly Approval[]): [Approval, ...Approval[]] {
   return [first, ...rest];
 }
 
-async function planCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<CallPlan> {
+async function planCall(
+  call: ToolCall,
+  batch: ToolBatch,
+  deps: ToolRuntimeDeps,
+  stored: Approval | null | undefined,
+): Promise<CallPlan> {
   const tool = batch.tools.get(call.name);
   if (!tool) {
     const available = [...batch.tools.keys()].join(', ') || 'none';
@@ -173,6 +182,7 @@ async function planCall(call: ToolCall, batch: ToolBatch, deps: ToolRuntimeDeps)
     args,
     argsHash,
     toolPermission: await tool.permission(args, toolContext(site, tool, batch, deps)),
+    stored,
   });
   switch (verdict.type) {
     case 'ask':

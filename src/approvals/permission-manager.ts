@@ -93,7 +93,10 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
         return { type: 'allowed', source: 'tool' };
 
       // Invariant 4: on resume the stored decision is the answer, with no human and no model involved.
-      const existing = await store.approvals.forCall(call.transcriptId, call.toolCallId);
+      const existing =
+        request.stored !== undefined
+          ? request.stored
+          : await store.approvals.forCall(call.transcriptId, call.toolCallId);
       if (existing) return decisionFrom(existing, request);
 
       // A grant stands in for a person: it is only consulted for a call that would otherwise ask.
