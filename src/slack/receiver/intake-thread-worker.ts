@@ -7,6 +7,7 @@ import {
 } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { describeError } from '../../errors.js';
 import { createRedactor } from '../../secrets/index.js';
 import { serveBehindProxies } from '../../startup/serve-behind-proxies.js';
 import { sqliteCode } from '../../store/open-database.js';
@@ -62,7 +63,7 @@ const forwardAgent = new HttpAgent({ keepAlive: true });
 
 const server = createServer((request, response) => {
   serve(request, response).catch((error: unknown) => {
-    log('error', { err: describeError(error) }, 'failed to answer a Slack request');
+    log('error', { err: errorFields(error) }, 'failed to answer a Slack request');
     if (!response.headersSent) respond(response, 500);
   });
 });
@@ -119,7 +120,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
     await walSync?.durable();
   } catch (error) {
     // Slack delivers again: nothing is lost while the database cannot take it.
-    log('error', { err: describeError(error) }, 'could not keep a message event');
+    log('error', { err: errorFields(error) }, 'could not keep a message event');
     return respond(response, 500);
   }
   report({ type: 'kept', message: { ...screening.message, receivedAt }, kept });
@@ -161,7 +162,7 @@ function forward(request: IncomingMessage, response: ServerResponse, rawBody?: B
       },
     );
     onward.once('error', (error) => {
-      log('warn', { err: describeError(error) }, 'the main thread did not answer a forwarded request');
+      log('warn', { err: errorFields(error) }, 'the main thread did not answer a forwarded request');
       if (!response.headersSent) respond(response, 502);
       else response.destroy();
       resolve();
@@ -171,13 +172,8 @@ function forward(request: IncomingMessage, response: ServerResponse, rawBody?: B
   });
 }
 
-function describeError(error: unknown): { message: string; code?: string } {
-  return error instanceof Error
-    ? { message: error.message, code: codeOf(error) }
-    : { message: String(error) };
-}
-
-function codeOf(error: unknown): string | undefined {
+/** An error as plain data: a log line crosses to the main thread by structured clone. */
+function errorFields(error: unknown): { message: string; code?: string } {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
+  return { message: describeError(error), code: typeof code === 'string' ? code : undefined };
 }
