@@ -20,10 +20,12 @@ type Outcome =
   | { readonly ok: false; readonly error: unknown };
 
 /** Tells `onCommit`; one that throws fails its own write's promise, and no other write of the batch. */
-function heardAtCommit(write: QueuedWrite, value: unknown): Outcome {
+function heardAtCommit(write: QueuedWrite, committed: Outcome): Outcome {
+  const { onCommit } = write.release;
+  if (!committed.ok || !onCommit) return committed;
   try {
-    write.release.onCommit?.(value);
-    return { ok: true, value };
+    onCommit(committed.value);
+    return committed;
   } catch (error) {
     return { ok: false, error };
   }
@@ -120,7 +122,7 @@ export class WriteBatcher {
     const waitingForDisk: Array<readonly [QueuedWrite, Outcome]> = [];
     outcomes.forEach((committed, index) => {
       const write = writes[index] as QueuedWrite;
-      const outcome = committed.ok ? heardAtCommit(write, committed.value) : committed;
+      const outcome = heardAtCommit(write, committed);
       if (walSync && write.release.resolve !== 'at-commit') waitingForDisk.push([write, outcome]);
       else settleWrite(write, outcome);
     });
