@@ -37,7 +37,7 @@ export interface LoopRun {
   /** Tokens the model may be sent (system prompt, tools and messages); older exchanges are left out. */
   readonly contextTokens: number;
   /** See `ToolBatch.takeStartedCall`; set by the runner from its claim. */
-  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => boolean;
+  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => Promise<boolean>;
   /** Parks the whole turn with a batch's pending rows (see `ToolBatch.suspend`); set by the runner. */
   readonly suspend: (batch: {
     readonly transcriptId: string;

@@ -36,9 +36,9 @@ export interface ToolBatch {
   readonly runAgent: (request: NestedAgentRequest, site: ToolCallSite) => Promise<string>;
   /**
    * The ledger entry the claim that resumed this turn already wrote (see `ClaimedTurn.startedCall`):
-   * taken, once, instead of writing it again.
+   * taken, once, instead of writing it again; true once that claim's commit is on disk.
    */
-  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => boolean;
+  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => Promise<boolean>;
   /** Told as calls start, finish or wait on people; absent for nested agents, whose steps are their own. */
   readonly progress?: ReportProgress;
   /**
@@ -219,7 +219,7 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
       'Answer with what you have, and tell the user the request was too large to finish.'
     );
   }
-  const start = batch.takeStartedCall(site.transcriptId, call.id)
+  const start = (await batch.takeStartedCall(site.transcriptId, call.id))
     ? ({ type: 'started' } as const)
     : await deps.store.transcript.startTool(site.fence, { ...refOf(site), toolName: tool.name, argsHash });
   if (start.type === 'previously-started' && !tool.idempotent) {

@@ -151,9 +151,12 @@ export class TurnRunner {
     const cardsFor = (approvals: readonly Approval[]) =>
       approvalCards(turn, approvals, { approverCopies: this.#options.approverCopies });
     let startedCall = claim.startedCall;
-    const takeStartedCall = (transcriptId: string, toolCallId: string) => {
+    const takeStartedCall = async (transcriptId: string, toolCallId: string) => {
       if (startedCall?.transcriptId !== transcriptId || startedCall.toolCallId !== toolCallId) return false;
       startedCall = undefined;
+      // Invariant 7: the approved call runs only once its decision and its started marker are on disk;
+      // the reads and the plan before it were free to overlap with that commit's sync.
+      await claim.onDisk;
       return true;
     };
     try {

@@ -123,6 +123,11 @@ export class Runtime {
 
   /** A human's decision; when it completes the turn's set of decisions, the turn resumes. */
   async decide(request: DecisionRequest): Promise<DecisionOutcome> {
+    let running = false;
+    const run = (claim: ClaimedTurn) => {
+      running = true;
+      void this.scheduler.runClaimed(claim);
+    };
     const outcome = await decideApproval(
       {
         store: this.store,
@@ -132,15 +137,14 @@ export class Runtime {
         checkEdit: (approval, edited) => this.checkEdit(approval, edited),
       },
       request,
-      { lease: this.runner.lease, deliverAs: this.outbox?.lease },
+      { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: run },
     );
     if (outcome.type === 'decided' || outcome.type === 'expired' || outcome.type === 'vote-recorded') {
       this.outbox?.kick(outcome.approval.conversationId);
     }
-    if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady) {
-      void (outcome.claim
-        ? this.scheduler.runClaimed(outcome.claim)
-        : this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId));
+    if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !running) {
+      if (outcome.claim) run(outcome.claim);
+      else void this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId);
     }
     return outcome;
   }

@@ -30,6 +30,12 @@ export type ClaimResult =
        * the marker treats it as a start whose outcome is unknown.
        */
       readonly startedCall?: { readonly transcriptId: string; readonly toolCallId: string };
+      /**
+       * Set when the claim is handed over at its commit, before the disk has it (SQLite's WAL, see
+       * `WalSync`): resolves once it does. The runner may read and plan meanwhile; the started call
+       * does not run before (its decision and its marker are in that commit).
+       */
+      readonly onDisk?: Promise<void>;
     }
   | { readonly type: 'not-claimable'; readonly reason: string; readonly turn?: Turn };
 

@@ -7,7 +7,7 @@ import type { DecisionInput, Lease, ResolveOptions, ResolveResult } from '../sto
 import { prepareApprovalEdit } from './sqlite-approval-edit.js';
 import { prepareApprovalRows } from './sqlite-approval-rows.js';
 import { prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
-import { type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 
@@ -95,97 +95,102 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     return true;
   };
 
-  const resolve = writeTransaction(
-    db,
-    (input: DecisionInput, options: ResolveOptions = {}): ResolveResult => {
-      const { lease, deliverAs } = options;
-      const row = byId.get(input.requestId);
-      if (!row) return { type: 'unknown' };
-      const at = now();
-      // The clicked message is a card of this request whatever the outcome: its ts may never have been
-      // recorded (the process died right after posting it), and it must be rewritten with the others.
-      if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
-      const gate = gateDecision({ decision: row.decision, expiresAt: row.expires_at }, at);
-      if (gate.type === 'already-decided') return { type: 'already-decided', approval: toApproval(row) };
-      const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
-      // The decision that completes a turn's set also claims it for resume, in the same commit.
-      const claimIfReady = (ready: boolean) => {
-        if (!ready || !lease) return undefined;
-        const claim = claimTurn(row.turn_id, lease);
-        return claim.type === 'claimed' ? claim : undefined;
-      };
-      if (gate.type === 'expire') {
-        expire(row, at, deliverAs);
-        const ready = turnReady();
-        return {
-          type: 'expired',
-          approval: reload(row.request_id),
-          turnReady: ready,
-          claim: claimIfReady(ready),
-        };
-      }
-      const current = toApproval(row);
-      let edits = current.edit?.count ?? 0;
-      if (input.decision === 'allowed' && input.edit) {
-        const applied = applyEdit(current, input.edit, input.decidedBy, at);
-        if (applied === undefined) return { type: 'arguments-changed', approval: current };
-        edits = applied;
-      }
-      const counted =
-        input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
-      // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
-      const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
-        counted,
-        total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
-        required: row.required_approvals,
-      });
-      if (tally.type === 'already-voted') return { type: 'already-voted', approval: toApproval(row) };
-      if (tally.type === 'vote-recorded') {
-        const { votes, remaining } = tally;
-        record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
-        rewriteCards(row, cardState(edits, `votes-${votes}`), at, deliverAs);
-        return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
-      }
-      const always = tally.always;
-      const changed = decide.run({
-        requestId: row.request_id,
-        decision: tally.decision,
-        decidedBy: input.decidedBy,
-        now: at,
-        always: always ? 1 : 0,
-        reason: input.reason ?? null,
-      });
-      if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
-      markReady(row.turn_id, at);
-      record(
-        row,
-        input.decidedBy,
-        `approval.${tally.decision}`,
-        { always, ...(input.reason === undefined ? {} : { reason: input.reason }) },
-        at,
-      );
-      rewriteCards(row, tally.decision, at, deliverAs);
-      if (always) {
-        const grant = input.grant ?? { scope: 'conversation' as const, scopeId: row.conversation_id };
-        createGrant(
-          {
-            ...grant,
-            toolName: row.tool_name,
-            createdBy: input.decidedBy,
-            sourceRequestId: row.request_id,
-          },
-          at,
-        );
-      }
+  const resolveInside = db.transaction((input: DecisionInput, options: ResolveOptions): ResolveResult => {
+    const { lease, deliverAs } = options;
+    const row = byId.get(input.requestId);
+    if (!row) return { type: 'unknown' };
+    const at = now();
+    // The clicked message is a card of this request whatever the outcome: its ts may never have been
+    // recorded (the process died right after posting it), and it must be rewritten with the others.
+    if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
+    const gate = gateDecision({ decision: row.decision, expiresAt: row.expires_at }, at);
+    if (gate.type === 'already-decided') return { type: 'already-decided', approval: toApproval(row) };
+    const turnReady = () => (pendingForTurn.get(row.turn_id)?.n ?? 0) === 0;
+    // The decision that completes a turn's set also claims it for resume, in the same commit.
+    const claimIfReady = (ready: boolean) => {
+      if (!ready || !lease) return undefined;
+      const claim = claimTurn(row.turn_id, lease);
+      return claim.type === 'claimed' ? claim : undefined;
+    };
+    if (gate.type === 'expire') {
+      expire(row, at, deliverAs);
       const ready = turnReady();
       return {
-        type: 'decided',
+        type: 'expired',
         approval: reload(row.request_id),
         turnReady: ready,
         claim: claimIfReady(ready),
       };
-    },
-  );
+    }
+    const current = toApproval(row);
+    let edits = current.edit?.count ?? 0;
+    if (input.decision === 'allowed' && input.edit) {
+      const applied = applyEdit(current, input.edit, input.decidedBy, at);
+      if (applied === undefined) return { type: 'arguments-changed', approval: current };
+      edits = applied;
+    }
+    const counted =
+      input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
+    // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
+    const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
+      counted,
+      total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
+      required: row.required_approvals,
+    });
+    if (tally.type === 'already-voted') return { type: 'already-voted', approval: toApproval(row) };
+    if (tally.type === 'vote-recorded') {
+      const { votes, remaining } = tally;
+      record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
+      rewriteCards(row, cardState(edits, `votes-${votes}`), at, deliverAs);
+      return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
+    }
+    const always = tally.always;
+    const changed = decide.run({
+      requestId: row.request_id,
+      decision: tally.decision,
+      decidedBy: input.decidedBy,
+      now: at,
+      always: always ? 1 : 0,
+      reason: input.reason ?? null,
+    });
+    if (changed.changes === 0) return { type: 'already-decided', approval: reload(row.request_id) };
+    markReady(row.turn_id, at);
+    record(
+      row,
+      input.decidedBy,
+      `approval.${tally.decision}`,
+      { always, ...(input.reason === undefined ? {} : { reason: input.reason }) },
+      at,
+    );
+    rewriteCards(row, tally.decision, at, deliverAs);
+    if (always) {
+      const grant = input.grant ?? { scope: 'conversation' as const, scopeId: row.conversation_id };
+      createGrant(
+        {
+          ...grant,
+          toolName: row.tool_name,
+          createdBy: input.decidedBy,
+          sourceRequestId: row.request_id,
+        },
+        at,
+      );
+    }
+    const ready = turnReady();
+    return {
+      type: 'decided',
+      approval: reload(row.request_id),
+      turnReady: ready,
+      claim: claimIfReady(ready),
+    };
+  });
+  // The resumed turn may read and plan while the decision's commit reaches the disk; the call it runs
+  // first waits for `onDisk` (see `ClaimedTurn.onDisk`), as the clicker's reply waits for the promise.
+  const resolve = (input: DecisionInput, options: ResolveOptions = {}): Promise<ResolveResult> =>
+    queueWrite(db, () => resolveInside(input, options), {
+      onCommit: (result, onDisk) => {
+        if ('claim' in result && result.claim) options.onClaimed?.({ ...result.claim, onDisk });
+      },
+    });
 
   const expireOverdue = writeTransaction(db, (limit: number): Approval[] => {
     const at = now();

@@ -230,8 +230,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   return {
     enqueue: async (turn, lease, limits, onClaimed) =>
       queueWrite(db, () => enqueueInside(turn, lease, limits), {
-        onCommit: (result) => {
-          if (result.type === 'enqueued' && result.claim) onClaimed?.(result.claim);
+        onCommit: (result, onDisk) => {
+          if (result.type === 'enqueued' && result.claim) onClaimed?.({ ...result.claim, onDisk });
         },
       }),
     async get(id) {

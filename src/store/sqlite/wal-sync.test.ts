@@ -1,41 +1,13 @@
-import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { holdWalSyncs } from '../../../test/support/hold-wal-syncs.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
-import { leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
+import { awaitingTurn, leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
 import { openDatabase } from '../open-database.js';
 import type { ClaimedTurn, Store } from '../store.js';
 import { StoreUnavailableError } from '../store-errors.js';
 import { createSqliteStore } from './create-sqlite-store.js';
 import { queueWrite } from './sqlite-context.js';
-
-type SyncCallback = (error: NodeJS.ErrnoException | null) => void;
-
-/** Holds every WAL fsync until the test lets it finish (or fail). */
-function holdSyncs() {
-  const held: Array<{ fd: number; done: SyncCallback }> = [];
-  const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, done: SyncCallback) => {
-    held.push({ fd, done });
-  }) as typeof fs.fdatasync);
-  return {
-    held,
-    spy,
-    /** Really syncs the held descriptors, then tells their callers. */
-    release(error?: NodeJS.ErrnoException) {
-      for (const { fd, done } of held.splice(0)) {
-        if (!error) fs.fdatasyncSync(fd);
-        done(error ?? null);
-      }
-    },
-    /** Lets only the sync begun last finish. */
-    releaseLast() {
-      const last = held.pop();
-      if (!last) throw new Error('no sync is held');
-      fs.fdatasyncSync(last.fd);
-      last.done(null);
-    },
-  };
-}
 
 function settled(promise: Promise<unknown>): () => boolean {
   let done = false;
@@ -68,7 +40,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
 
   it('resolves a write only once the WAL has been synced after its commit', async () => {
     const { store } = open();
-    const syncs = holdSyncs();
+    const syncs = holdWalSyncs();
 
     const write = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     const done = settled(write);
@@ -84,7 +56,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
 
   it('starts a second sync for a commit that lands during one; later commits share the next', async () => {
     const { store } = open();
-    const syncs = holdSyncs();
+    const syncs = holdWalSyncs();
 
     const first = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
@@ -111,7 +83,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
 
   it('hands a claimed turn over at commit, while the acknowledgement waits for the sync', async () => {
     const { store } = open();
-    const syncs = holdSyncs();
+    const syncs = holdWalSyncs();
     const handed: ClaimedTurn[] = [];
 
     const admitted = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'), leaseA, undefined, (claim) =>
@@ -128,6 +100,48 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     expect(await admitted).toMatchObject({ type: 'enqueued', claim: { fence: handed[0]?.fence } });
   });
 
+  it("hands the resume claim over at the decision's commit; the call it starts waits for the sync", async () => {
+    const { store } = open();
+    const { approval } = await awaitingTurn(store, Date.now());
+    const syncs = holdWalSyncs();
+    const handed: ClaimedTurn[] = [];
+
+    const decided = store.approvals.resolve(
+      { requestId: approval.requestId, decision: 'allowed', decidedBy: 'UAPPROVER', always: false },
+      { lease: leaseA, onClaimed: (claim) => handed.push(claim) },
+    );
+    const replied = settled(decided);
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    // The resumed turn may read its transcript now; what it runs first waits for this commit's sync.
+    expect(handed.map((claim) => [claim.mode, claim.turn.status])).toEqual([['resume', 'running']]);
+    const onDisk = settled(handed[0]?.onDisk ?? Promise.reject(new Error('no onDisk')));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([replied(), onDisk()]).toEqual([false, false]);
+
+    syncs.release();
+    expect(await decided).toMatchObject({ type: 'decided', claim: { fence: handed[0]?.fence } });
+    await vi.waitFor(() => expect(onDisk()).toBe(true));
+  });
+
+  it("fails the resume claim's wait when the decision's sync fails", async () => {
+    const { store } = open();
+    const { approval } = await awaitingTurn(store, Date.now());
+    const syncs = holdWalSyncs();
+    const handed: ClaimedTurn[] = [];
+
+    const decided = store.approvals.resolve(
+      { requestId: approval.requestId, decision: 'allowed', decidedBy: 'UAPPROVER', always: false },
+      { lease: leaseA, onClaimed: (claim) => handed.push(claim) },
+    );
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    syncs.release(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+
+    const error = await decided.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    // The call it would have run first is never told its decision is on disk.
+    expect(await handed[0]?.onDisk?.catch((caught: unknown) => caught)).toBe(error);
+  });
+
   it('resolves a tool result at commit; the answer after it waits for a sync, which covers both', async () => {
     const { store, file } = open();
     const started = await startTurn(store);
@@ -137,7 +151,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
       content: null,
       toolCalls: [{ id: 'call_1', name: 'noop', arguments: '{}' }],
     });
-    const syncs = holdSyncs();
+    const syncs = holdWalSyncs();
 
     const call = { conversationId: id, transcriptId: id, turnId: 'turn-1', toolCallId: 'call_1' };
     expect(await store.transcript.recordToolResult(started.fence, call, 'ok')).toBe(true);
@@ -186,7 +200,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
 
   it('reports a write whose sync failed as failed, and writes nothing more, though the disk syncs again', async () => {
     const { store } = open();
-    const syncs = holdSyncs();
+    const syncs = holdWalSyncs();
 
     const write = store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
     await vi.waitFor(() => expect(syncs.held).toHaveLength(1));

@@ -5,7 +5,11 @@ import { walSyncOf } from './wal-sync.js';
 /** When a write's caller hears of it: see `WriteBatcher.add`. */
 export interface WriteRelease<Result> {
   readonly resolve?: 'on-disk' | 'at-commit';
-  readonly onCommit?: (result: Result) => void;
+  /**
+   * Hears of a write that succeeded as soon as it commits; `onDisk` resolves once that commit is on disk
+   * (at once without a WAL sync), and rejects if it never gets there.
+   */
+  readonly onCommit?: (result: Result, onDisk: Promise<void>) => void;
 }
 
 interface QueuedWrite {
@@ -20,11 +24,11 @@ type Outcome =
   | { readonly ok: false; readonly error: unknown };
 
 /** Tells `onCommit`; one that throws fails its own write's promise, and no other write of the batch. */
-function heardAtCommit(write: QueuedWrite, committed: Outcome): Outcome {
+function heardAtCommit(write: QueuedWrite, committed: Outcome, onDisk: () => Promise<void>): Outcome {
   const { onCommit } = write.release;
   if (!committed.ok || !onCommit) return committed;
   try {
-    onCommit(committed.value);
+    onCommit(committed.value, onDisk());
     return committed;
   } catch (error) {
     return { ok: false, error };
@@ -119,16 +123,26 @@ export class WriteBatcher {
       for (const write of writes) write.reject(error);
       return;
     }
+    // One sync covers the whole batch; begun after the commit, and only if somebody waits for it.
+    let synced: Promise<void> | undefined;
+    const onDisk = () => {
+      if (!synced) {
+        synced = walSync ? walSync.durable() : Promise.resolve();
+        // A listener may drop it; the writes waiting below still hear of a failure.
+        synced.catch(() => {});
+      }
+      return synced;
+    };
     const waitingForDisk: Array<readonly [QueuedWrite, Outcome]> = [];
     outcomes.forEach((committed, index) => {
       const write = writes[index] as QueuedWrite;
-      const outcome = heardAtCommit(write, committed);
+      const outcome = heardAtCommit(write, committed, onDisk);
       if (walSync && write.release.resolve !== 'at-commit') waitingForDisk.push([write, outcome]);
       else settleWrite(write, outcome);
     });
-    if (!walSync || waitingForDisk.length === 0) return;
+    if (waitingForDisk.length === 0) return;
     // Committed, not yet on disk: nobody hears of it (an ack, a tool run, a post) until it is.
-    walSync.durable().then(
+    onDisk().then(
       () => {
         for (const [write, outcome] of waitingForDisk) settleWrite(write, outcome);
       },

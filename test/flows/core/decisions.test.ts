@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
+import { holdWalSyncs } from '../../support/hold-wal-syncs.js';
 import { countingTool, startCoreHarness, threadId, toolResults } from './core-harness.js';
 import { startSuspendedRestart } from './start-suspended-restart.js';
 
@@ -27,6 +28,33 @@ describe('decisions', () => {
     expect([approval?.decision, approval?.decidedBy]).toEqual(['denied', 'UAPPROVER']);
     const ledger = core.db.prepare('SELECT count(*) AS n FROM tool_executions').get() as { n: number };
     expect(ledger.n).toBe(0);
+  });
+
+  it("resumes the turn at the decision's commit but runs the approved call only once it is on disk", async () => {
+    const threadTs = '1767220200.000300';
+    const { restart, core, suspended } = await startSuspendedRestart({
+      threadTs,
+      answers: [reply.text('Restarted web.')],
+    });
+    const syncs = holdWalSyncs();
+
+    const decided = core.decide(suspended.approval.requestId, 'allow');
+    // The resumed turn reads what it needs while the decision's commit is synced...
+    await vi.waitFor(() =>
+      expect(
+        core.log.entries.filter((entry) => entry.msg === 'turn claimed' && entry.mode === 'resume'),
+      ).toHaveLength(1),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // ...but a power loss now must not find the call run and its decision gone.
+    expect(restart.runs).toEqual([]);
+    expect(syncs.held.length).toBeGreaterThan(0);
+
+    syncs.spy.mockRestore();
+    syncs.release();
+    expect((await decided).type).toBe('decided');
+    expect((await core.nextOutcome()).type).toBe('completed');
+    expect(restart.runs).toEqual(['web']);
   });
 
   it('keeps approvals of two conversations apart when both models reuse the id call_1', async () => {
