@@ -195,6 +195,10 @@ export class OutboxWorker {
       if (entry.message.type === 'card-update') await this.#cardsRecorded(entry.message.requestId);
       const parts = progress.parts ?? [...(await port.plan(entry))];
       progress = { ...progress, parts };
+      // Invariant 8: nothing is shown before the commit it comes from is on disk. The row may have been
+      // read the moment it committed (a kick at commit, or a drain already running); its sync is then
+      // still under way, and this joins it.
+      if (progress.sent.length < parts.length) await store.durable?.();
       for (let index = progress.sent.length; index < parts.length; index += 1) {
         // Each part is recorded before the next is sent: a retry resumes at the first part not sent.
         if (unrecorded) {

@@ -91,6 +91,8 @@ export function wireRuntime(
         },
       })
     : undefined;
+  // Rows this process writes are read and planned the moment they commit; sent once on disk.
+  if (outbox) options.store.outbox.listen?.((conversationId) => outbox.kick(conversationId));
   const runner = new TurnRunner({
     store: options.store,
     model: options.model,

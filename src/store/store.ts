@@ -67,6 +67,12 @@ export interface Store {
    * then no longer alive in any useful sense, and says so on `/health`.
    */
   fault?(): Error | undefined;
+  /**
+   * Resolves once every commit this process has made is on disk. A store whose commits return before the
+   * disk has them (SQLite's WAL, see `WalSync`) has it; what reads a row another write of this process
+   * committed and shows it to someone waits for it first.
+   */
+  durable?(): Promise<void>;
   /** A store with a connection pool finishes closing asynchronously; await it where that matters. */
   close(): void | Promise<void>;
 }

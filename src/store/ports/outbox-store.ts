@@ -9,6 +9,13 @@ export interface Effects {
 }
 
 export interface OutboxStore {
+  /**
+   * Tells `listener` the conversation of each row this process writes, the moment its commit is made and
+   * before the disk has it (see `Store.durable`), so the rows are read and planned while it syncs. Only
+   * a store whose commits return before they are on disk has it; elsewhere the kick after each state
+   * change is as early.
+   */
+  listen?(listener: (conversationId: string) => void): void;
   /** Rows written on their own (not as part of a turn's state change), e.g. a notice to a requester. */
   enqueue(entries: readonly NewOutboxEntry[], deliverAs?: Lease): Promise<OutboxEntry[]>;
   get(id: number): Promise<OutboxEntry | undefined>;

@@ -54,6 +54,7 @@ export function createSqliteStore(db: Database.Database, options: SqliteStoreOpt
     audit: createSqliteAudit(context),
     outbox: createSqliteOutbox(context),
     fault,
+    durable: () => walSyncOf(db)?.caughtUp() ?? Promise.resolve(),
     async waiting() {
       // The readiness probe's query: a process that may no longer write is not ready (see WalSync).
       const failure = fault();

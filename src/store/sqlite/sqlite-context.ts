@@ -3,6 +3,7 @@ import { sqliteCode } from '../open-database.js';
 import type { Fence } from '../store.js';
 import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
 import { deferredWritesOf } from './deferred-writes.js';
+import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
 import { walSyncOf } from './wal-sync.js';
 import { batcherOf, type WriteRelease } from './write-batcher.js';
 
@@ -65,10 +66,13 @@ export function writeTransactionNow<Args extends unknown[], Result>(
     if (refusal) throw refusal;
     try {
       const result = translateBusy(() => transaction.immediate(...args));
+      walSyncOf(db)?.noteCommit();
       settle(true);
+      outboxCommitNoticesOf(db).settle(true);
       return result;
     } catch (error) {
       settle(false);
+      outboxCommitNoticesOf(db).settle(false);
       throw error;
     }
   };

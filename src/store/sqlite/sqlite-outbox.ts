@@ -2,6 +2,7 @@ import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-messa
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { deferredWritesOf } from './deferred-writes.js';
+import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 export { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
@@ -11,6 +12,7 @@ export { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
  * it, or not at all. A key already written is left alone, so a retried state change posts nothing twice.
  */
 export function prepareOutboxWriter({ db }: SqliteContext) {
+  const notices = outboxCommitNoticesOf(db);
   const insert = db.prepare(
     `INSERT INTO outbox (key, conversation_id, turn_id, request_id, message_json, next_attempt_at, created_at,
        claim_owner, claim_token, claim_expires_at, attempts)
@@ -33,7 +35,10 @@ export function prepareOutboxWriter({ db }: SqliteContext) {
         claimExpiresAt: deliverAs ? at + deliverAs.durationMs : null,
         attempts: deliverAs ? 1 : 0,
       });
-      if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
+      if (result.changes === 1) {
+        ids.push(Number(result.lastInsertRowid));
+        notices.wrote(entry.conversationId);
+      }
     }
     return ids;
   };
@@ -189,6 +194,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   );
 
   return {
+    listen: (listener) => outboxCommitNoticesOf(db).listen(listener),
     enqueue: async (entries, deliverAs) => enqueue(entries, deliverAs),
     async get(id) {
       const row = byId.get(id);

@@ -81,6 +81,27 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     expect(syncs.spy).toHaveBeenCalledTimes(3);
   });
 
+  it('catches up at once when a finished sync covers every commit, and joins the one running otherwise', async () => {
+    const { store } = open();
+    await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+    const syncs = holdWalSyncs();
+    // Nothing committed since the last sync: no sync of its own.
+    await store.durable?.();
+    expect(syncs.spy).not.toHaveBeenCalled();
+
+    const write = store.turns.enqueue(newTurn(thread('1700.2'), 'turn-2'));
+    await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
+    const caughtUp = settled(store.durable?.() ?? Promise.reject(new Error('no durable')));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The sync already running covers the commit: it waits for that one, and starts none.
+    expect([caughtUp(), syncs.held.length]).toEqual([false, 1]);
+
+    syncs.release();
+    await write;
+    await vi.waitFor(() => expect(caughtUp()).toBe(true));
+    expect(syncs.spy).toHaveBeenCalledTimes(1);
+  });
+
   it('hands a claimed turn over at commit, while the acknowledgement waits for the sync', async () => {
     const { store } = open();
     const syncs = holdWalSyncs();

@@ -41,6 +41,11 @@ export class WalSync {
   #asked = 0;
   /** What the sync begun last covers: waiters up to it need no sync of their own. */
   #covered = 0;
+  /** Commits noted on this connection (`noteCommit`), and how many of them a finished sync covers. */
+  #commits = 0;
+  #syncedCommits = 0;
+  /** Syncs running now: the waiters and the commits each covers. */
+  readonly #inFlight: Array<{ readonly asked: number; readonly commits: number }> = [];
   #waiting: Waiter[] = [];
   #closed = false;
   #failure: StoreUnavailableError | undefined;
@@ -79,10 +84,32 @@ export class WalSync {
     });
   }
 
+  /** Called after each commit on this connection, so `caughtUp` knows what a sync must cover. */
+  noteCommit(): void {
+    this.#commits += 1;
+  }
+
+  /**
+   * Resolves once every commit noted so far is on disk: at once when a finished sync covers them, with
+   * the sync already running for them when there is one (no sync of its own), with a new one otherwise.
+   * For whatever reads a committed row and then shows it to someone (the outbox worker).
+   */
+  caughtUp(): Promise<void> {
+    const failure = this.failure;
+    if (failure) return Promise.reject(failure);
+    if (this.#closed || this.#commits <= this.#syncedCommits) return Promise.resolve();
+    const covering = this.#inFlight.find((sync) => sync.commits >= this.#commits);
+    if (!covering) return this.durable();
+    return new Promise<void>((resolve, reject) => {
+      this.#waiting.push({ asked: covering.asked, resolve, reject });
+    });
+  }
+
   /** Synchronously, for closing: everything committed so far is on disk when it returns. */
   syncNow(): void {
     const fd = this.#open();
     if (fd !== undefined) fs.fdatasyncSync(fd);
+    this.#syncedCommits = this.#commits;
     const waiting = this.#waiting;
     this.#waiting = [];
     for (const waiter of waiting) waiter.resolve();
@@ -112,8 +139,11 @@ export class WalSync {
     const covers = this.#asked;
     this.#covered = covers;
     this.#running += 1;
+    const sync = { asked: covers, commits: this.#commits };
+    this.#inFlight.push(sync);
     fs.fdatasync(fd, (error) => {
       this.#running -= 1;
+      this.#inFlight.splice(this.#inFlight.indexOf(sync), 1);
       // Closed meanwhile: the final synchronous sync covered these writes.
       if (error && !this.#closed) {
         this.#failure ??= syncFailed(error);
@@ -125,6 +155,7 @@ export class WalSync {
         this.#settle(Number.POSITIVE_INFINITY, failure);
         return;
       }
+      this.#syncedCommits = Math.max(this.#syncedCommits, sync.commits);
       this.#settle(covers);
       if (this.#asked > this.#covered && this.#running < syncsAtOnce) this.#start();
     });
@@ -132,9 +163,10 @@ export class WalSync {
 
   /** Releases the writes committed before a sync that covered `asked` began (or fails them). */
   #settle(asked: number, failure?: unknown): void {
-    // Waiters queue in the order they asked: those covered are a prefix.
-    const uncovered = this.#waiting.findIndex((waiter) => waiter.asked > asked);
-    const settled = this.#waiting.splice(0, uncovered === -1 ? this.#waiting.length : uncovered);
+    // Not always a prefix: `caughtUp` joins a running sync behind waiters for a later one.
+    const settled = this.#waiting.filter((waiter) => waiter.asked <= asked);
+    if (settled.length === 0) return;
+    this.#waiting = this.#waiting.filter((waiter) => waiter.asked > asked);
     for (const waiter of settled) {
       if (failure === undefined) waiter.resolve();
       else waiter.reject(failure);

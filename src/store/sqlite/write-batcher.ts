@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deferredWritesOf } from './deferred-writes.js';
+import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
 import { walSyncOf } from './wal-sync.js';
 
 /** When a write's caller hears of it: see `WriteBatcher.add`. */
@@ -116,13 +117,16 @@ export class WriteBatcher {
       for (const write of writes) write.reject(refusal);
       return;
     }
+    const notices = outboxCommitNoticesOf(this.#db);
     let outcomes: Outcome[];
     try {
       outcomes = this.#flushBatch(writes);
     } catch (error) {
+      notices.settle(false);
       for (const write of writes) write.reject(error);
       return;
     }
+    walSync?.noteCommit();
     // One sync covers the whole batch; begun after the commit, and only if somebody waits for it.
     let synced: Promise<void> | undefined;
     const onDisk = () => {
@@ -140,6 +144,7 @@ export class WriteBatcher {
       if (walSync && write.release.resolve !== 'at-commit') waitingForDisk.push([write, outcome]);
       else settleWrite(write, outcome);
     });
+    notices.settle(true);
     if (waitingForDisk.length === 0) return;
     // Committed, not yet on disk: nobody hears of it (an ack, a tool run, a post) until it is.
     onDisk().then(

@@ -1,0 +1,48 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Tells the outbox worker, right after a commit, which conversations it wrote outbox rows for, so it
+ * reads and plans them while the commit is synced rather than after (it sends nothing before the disk
+ * has them: `Store.durable`). Rows of a write whose savepoint rolled back may be told too; the worker
+ * then finds nothing new, which costs a read.
+ */
+export class OutboxCommitNotices {
+  #listener: ((conversationId: string) => void) | undefined;
+  #written = new Set<string>();
+
+  listen(listener: (conversationId: string) => void): void {
+    this.#listener = listener;
+  }
+
+  /** A row for this conversation was written in the open transaction. */
+  wrote(conversationId: string): void {
+    if (this.#listener) this.#written.add(conversationId);
+  }
+
+  /** The open transaction's fate: committed rows are told, rolled back ones forgotten. */
+  settle(committed: boolean): void {
+    if (this.#written.size === 0) return;
+    const written = this.#written;
+    this.#written = new Set();
+    const listener = this.#listener;
+    if (!committed || !listener) return;
+    for (const conversationId of written) {
+      try {
+        listener(conversationId);
+      } catch {
+        // Only a nudge: the explicit kicks after each outcome, and the sweep, still deliver the rows.
+      }
+    }
+  }
+}
+
+const noticesByDatabase = new WeakMap<Database.Database, OutboxCommitNotices>();
+
+export function outboxCommitNoticesOf(db: Database.Database): OutboxCommitNotices {
+  let notices = noticesByDatabase.get(db);
+  if (!notices) {
+    notices = new OutboxCommitNotices();
+    noticesByDatabase.set(db, notices);
+  }
+  return notices;
+}
