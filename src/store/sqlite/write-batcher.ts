@@ -25,11 +25,11 @@ type Outcome =
   | { readonly ok: false; readonly error: unknown };
 
 /** Tells `onCommit`; one that throws fails its own write's promise, and no other write of the batch. */
-function heardAtCommit(write: QueuedWrite, committed: Outcome, onDisk: () => Promise<void>): Outcome {
+function heardAtCommit(write: QueuedWrite, committed: Outcome, onDisk: Promise<void>): Outcome {
   const { onCommit } = write.release;
   if (!committed.ok || !onCommit) return committed;
   try {
-    onCommit(committed.value, onDisk());
+    onCommit(committed.value, onDisk);
     return committed;
   } catch (error) {
     return { ok: false, error };
@@ -127,27 +127,25 @@ export class WriteBatcher {
       return;
     }
     walSync?.noteCommit();
-    // One sync covers the whole batch; begun after the commit, and only if somebody waits for it.
-    let synced: Promise<void> | undefined;
-    const onDisk = () => {
-      if (!synced) {
-        synced = walSync ? walSync.durable() : Promise.resolve();
-        // A listener may drop it; the writes waiting below still hear of a failure.
-        synced.catch(() => {});
-      }
-      return synced;
-    };
+    // One sync covers the whole batch, begun after the commit when anybody waits for it, and before
+    // anybody hears of the commit: what they do next (a turn's reads, the outbox's plan) overlaps it.
+    const synced =
+      walSync && writes.some((write) => write.release.resolve !== 'at-commit' || write.release.onCommit)
+        ? walSync.durable()
+        : Promise.resolve();
+    // A listener may drop it; the writes waiting below still hear of a failure.
+    synced.catch(() => {});
     const waitingForDisk: Array<readonly [QueuedWrite, Outcome]> = [];
     outcomes.forEach((committed, index) => {
       const write = writes[index] as QueuedWrite;
-      const outcome = heardAtCommit(write, committed, onDisk);
+      const outcome = heardAtCommit(write, committed, synced);
       if (walSync && write.release.resolve !== 'at-commit') waitingForDisk.push([write, outcome]);
       else settleWrite(write, outcome);
     });
     notices.settle(true);
     if (waitingForDisk.length === 0) return;
     // Committed, not yet on disk: nobody hears of it (an ack, a tool run, a post) until it is.
-    onDisk().then(
+    synced.then(
       () => {
         for (const [write, outcome] of waitingForDisk) settleWrite(write, outcome);
       },
