@@ -38,6 +38,19 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
     return { store, file, db };
   }
 
+  /** A turn waiting on one request, allowed with every WAL sync held; the resume claim is heard at commit. */
+  async function allowWithSyncsHeld() {
+    const { store } = open();
+    const { approval } = await awaitingTurn(store, Date.now());
+    const syncs = holdWalSyncs();
+    const handed: ClaimedTurn[] = [];
+    const decided = store.approvals.resolve(
+      { requestId: approval.requestId, decision: 'allowed', decidedBy: 'UAPPROVER', always: false },
+      { lease: leaseA, onClaimed: (claim) => handed.push(claim) },
+    );
+    return { decided, handed, syncs };
+  }
+
   it('resolves a write only once the WAL has been synced after its commit', async () => {
     const { store } = open();
     const syncs = holdWalSyncs();
@@ -122,15 +135,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
   });
 
   it("hands the resume claim over at the decision's commit; the call it starts waits for the sync", async () => {
-    const { store } = open();
-    const { approval } = await awaitingTurn(store, Date.now());
-    const syncs = holdWalSyncs();
-    const handed: ClaimedTurn[] = [];
-
-    const decided = store.approvals.resolve(
-      { requestId: approval.requestId, decision: 'allowed', decidedBy: 'UAPPROVER', always: false },
-      { lease: leaseA, onClaimed: (claim) => handed.push(claim) },
-    );
+    const { decided, handed, syncs } = await allowWithSyncsHeld();
     const replied = settled(decided);
     await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
     // The resumed turn may read its transcript now; what it runs first waits for this commit's sync.
@@ -145,15 +150,7 @@ describe('synchronous=FULL with the WAL synced off the event loop', () => {
   });
 
   it("fails the resume claim's wait when the decision's sync fails", async () => {
-    const { store } = open();
-    const { approval } = await awaitingTurn(store, Date.now());
-    const syncs = holdWalSyncs();
-    const handed: ClaimedTurn[] = [];
-
-    const decided = store.approvals.resolve(
-      { requestId: approval.requestId, decision: 'allowed', decidedBy: 'UAPPROVER', always: false },
-      { lease: leaseA, onClaimed: (claim) => handed.push(claim) },
-    );
+    const { decided, handed, syncs } = await allowWithSyncsHeld();
     await vi.waitFor(() => expect(syncs.held).toHaveLength(1));
     syncs.release(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
 
