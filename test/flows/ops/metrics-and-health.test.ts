@@ -176,10 +176,7 @@ describe('health and readiness', () => {
     const slack = await startSlackHarness({
       model: new ScriptedChatModel([]),
       now: clock.now,
-      beforeStart: async (api) => {
-        api.setSocketModeUrl(socketServer.url);
-        return { SLACK_APP_TOKEN: api.appToken };
-      },
+      beforeStart: socketServer.beforeStart,
     });
     const opsUrl = slack.holdfast.opsUrl;
     if (!opsUrl) throw new Error('no health listener in Socket Mode');

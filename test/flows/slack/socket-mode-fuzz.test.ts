@@ -69,10 +69,7 @@ describe('Socket Mode under a barrage of hostile frames', () => {
     const slack = await startSlackHarness({
       model,
       tools: [tool],
-      beforeStart: async (api) => {
-        api.setSocketModeUrl(socketServer.url);
-        return { SLACK_APP_TOKEN: api.appToken };
-      },
+      beforeStart: socketServer.beforeStart,
     });
     const mentionOverSocket = (text: string) => {
       const ts = userTs();

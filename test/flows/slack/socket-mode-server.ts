@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { FakeSlackApi } from '../../support/fake-slack-api.js';
 
 /** Slack's side of a Socket Mode connection: says hello, pushes envelopes, collects the acks. */
 export async function startSocketModeServer() {
@@ -26,8 +27,14 @@ export async function startSocketModeServer() {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const { port } = server.address() as AddressInfo;
+  const url = `ws://127.0.0.1:${port}/`;
   return {
-    url: `ws://127.0.0.1:${port}/`,
+    url,
+    /** The Slack harness's `beforeStart`: holdfast starts in Socket Mode, connecting here. */
+    async beforeStart(api: FakeSlackApi): Promise<Record<string, string>> {
+      api.setSocketModeUrl(url);
+      return { SLACK_APP_TOKEN: api.appToken };
+    },
     received,
     connected: () => sockets.length > 0,
     push(envelope: unknown) {

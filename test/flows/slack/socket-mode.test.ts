@@ -11,10 +11,7 @@ async function startOverSocketMode(answer: string) {
   const model = new ScriptedChatModel([reply.text(answer)]);
   const slack = await startSlackHarness({
     model,
-    beforeStart: async (api) => {
-      api.setSocketModeUrl(socketServer.url);
-      return { SLACK_APP_TOKEN: api.appToken };
-    },
+    beforeStart: socketServer.beforeStart,
   });
   return { socketServer, model, slack };
 }
