@@ -80,6 +80,17 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
        in_doubt = 0, last_error = @error, finished_at = @now
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
   );
+  // A delivery marker rides in whichever commit comes next, often on a turn's path: one statement, which
+  // says whether the row was a card without reading and parsing the whole row back.
+  const delivered = db.prepare<
+    { id: number; progress: string; owner: string; token: number; now: number },
+    { type: string | null; requestId: string | null }
+  >(
+    `UPDATE outbox SET status = 'sent', progress_json = @progress, claim_owner = NULL, claim_expires_at = NULL,
+       in_doubt = 0, last_error = NULL, finished_at = @now
+     WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token
+     RETURNING json_extract(message_json, '$.type') AS type, json_extract(message_json, '$.requestId') AS requestId`,
+  );
   const retry = db.prepare(
     `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = @inDoubt, next_attempt_at = @next,
        last_error = @error
@@ -114,22 +125,18 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   });
 
   const completeOne = (id: number, token: ClaimToken, sent: DeliveryProgress, at: number): boolean => {
-    const changed = finish.run({
+    const row = delivered.get({
       id,
-      status: 'sent',
       progress: JSON.stringify(sent),
       owner: token.owner,
       token: token.token,
-      error: null,
       now: at,
     });
-    if (changed.changes === 0) return false;
-    const row = byId.get(id);
-    const message = row ? toOutboxEntry(row).message : undefined;
+    if (!row) return false;
     // A posted card (the thread's, or a copy in an approver's DM) is one of the request's cards from this
     // commit on: clicks on it decide the request, and every rewrite reaches it.
-    if (message?.type === 'approval-card' || message?.type === 'approver-copy') {
-      for (const part of sent.sent) insertCard.run({ ...part, requestId: message.requestId, now: at });
+    if ((row.type === 'approval-card' || row.type === 'approver-copy') && row.requestId) {
+      for (const part of sent.sent) insertCard.run({ ...part, requestId: row.requestId, now: at });
     }
     return true;
   };
