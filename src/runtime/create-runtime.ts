@@ -87,11 +87,7 @@ export class Runtime {
    * (Slack's message/app_mention pair) is the same refusal.
    */
   async submit(message: IncomingMessage, options: { auditRefusal?: boolean } = {}): Promise<EnqueueResult> {
-    let running = false;
-    const run = (claim: ClaimedTurn) => {
-      running = true;
-      void this.scheduler.runClaimed(claim);
-    };
+    const start = this.#startOnce();
     const result = await this.store.turns.enqueue(
       {
         ...message,
@@ -101,7 +97,7 @@ export class Runtime {
       },
       this.runner.lease,
       this.#options.admission ?? defaultAdmissionLimits,
-      run,
+      start.run,
     );
     if (result.type === 'refused' && options.auditRefusal !== false) {
       await this.store.audit.record({
@@ -114,8 +110,8 @@ export class Runtime {
         'message refused: too much unfinished work',
       );
     }
-    if (result.type === 'enqueued' && !running) {
-      if (result.claim) run(result.claim);
+    if (result.type === 'enqueued' && !start.started) {
+      if (result.claim) start.run(result.claim);
       else void this.scheduler.drain(result.turn.conversationId);
     }
     return result;
@@ -123,11 +119,7 @@ export class Runtime {
 
   /** A human's decision; when it completes the turn's set of decisions, the turn resumes. */
   async decide(request: DecisionRequest): Promise<DecisionOutcome> {
-    let running = false;
-    const run = (claim: ClaimedTurn) => {
-      running = true;
-      void this.scheduler.runClaimed(claim);
-    };
+    const start = this.#startOnce();
     const outcome = await decideApproval(
       {
         store: this.store,
@@ -137,16 +129,34 @@ export class Runtime {
         checkEdit: (approval, edited) => this.checkEdit(approval, edited),
       },
       request,
-      { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: run },
+      { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },
     );
     if (outcome.type === 'decided' || outcome.type === 'expired' || outcome.type === 'vote-recorded') {
       this.outbox?.kick(outcome.approval.conversationId);
     }
-    if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !running) {
-      if (outcome.claim) run(outcome.claim);
+    if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !start.started) {
+      if (outcome.claim) start.run(outcome.claim);
       else void this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId);
     }
     return outcome;
+  }
+
+  /**
+   * Starts a claimed turn once: a store that commits before its disk has the commit hands the claim over
+   * at commit (`onClaimed`), the others return it in the result, and the caller falls back on that.
+   */
+  #startOnce(): { readonly run: (claim: ClaimedTurn) => void; readonly started: boolean } {
+    const scheduler = this.scheduler;
+    let started = false;
+    return {
+      run(claim) {
+        started = true;
+        void scheduler.runClaimed(claim);
+      },
+      get started() {
+        return started;
+      },
+    };
   }
 
   /**
