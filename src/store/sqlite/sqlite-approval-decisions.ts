@@ -6,7 +6,7 @@ import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
 import type { DecisionInput, Lease, ResolveOptions, ResolveResult } from '../store.js';
 import { prepareApprovalEdit } from './sqlite-approval-edit.js';
 import { prepareApprovalRows } from './sqlite-approval-rows.js';
-import { prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
+import { handClaimAtCommit, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
 import { queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
@@ -186,11 +186,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
   // The resumed turn may read and plan while the decision's commit reaches the disk; the call it runs
   // first waits for `onDisk` (see `ClaimedTurn.onDisk`), as the clicker's reply waits for the promise.
   const resolve = (input: DecisionInput, options: ResolveOptions = {}): Promise<ResolveResult> =>
-    queueWrite(db, () => resolveInside(input, options), {
-      onCommit: (result, onDisk) => {
-        if ('claim' in result && result.claim) options.onClaimed?.({ ...result.claim, onDisk });
-      },
-    });
+    queueWrite(db, () => resolveInside(input, options), { onCommit: handClaimAtCommit(options.onClaimed) });
 
   const expireOverdue = writeTransaction(db, (limit: number): Approval[] => {
     const at = now();

@@ -20,7 +20,7 @@ import type {
   TurnStore,
 } from '../store.js';
 import { prepareApprovalCreate } from './sqlite-approval-rows.js';
-import { activeStatuses, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
+import { activeStatuses, handClaimAtCommit, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
 import { prepareFenceCheck, queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareMessageAppend } from './sqlite-transcript.js';
@@ -229,11 +229,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
 
   return {
     enqueue: async (turn, lease, limits, onClaimed) =>
-      queueWrite(db, () => enqueueInside(turn, lease, limits), {
-        onCommit: (result, onDisk) => {
-          if (result.type === 'enqueued' && result.claim) onClaimed?.({ ...result.claim, onDisk });
-        },
-      }),
+      queueWrite(db, () => enqueueInside(turn, lease, limits), { onCommit: handClaimAtCommit(onClaimed) }),
     async get(id) {
       const row = byId.get(id);
       return row ? toTurn(row) : undefined;
