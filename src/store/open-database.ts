@@ -33,6 +33,9 @@ export interface OpenDatabaseOptions {
 /** The page size holdfast creates its files with (the benchmarks give their peers the same). */
 export const newFilePageSize = 1024;
 
+/** Well above what a busy bot writes between two checkpoints (a few MiB), so steady work never trims it. */
+export const walSizeLimitBytes = 64 * 1024 * 1024;
+
 /**
  * Opens (creating if needed) holdfast's SQLite file, sets pragmas explicitly on every open and migrates
  * it in place. Any reason the file cannot be used stops here with an error naming the file.
@@ -58,6 +61,9 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     if (file !== ':memory:' && String(mode).toLowerCase() !== 'wal') {
       throw new DatabaseUnreadableError(file, `could not switch to WAL journal mode (got ${String(mode)})`);
     }
+    // A log that grew through a burst (or behind a long reader) goes back to this size when it next
+    // restarts, instead of keeping its largest size on disk until holdfast stops.
+    db.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
     const synchronous = options.synchronous ?? 'FULL';
     if (synchronous === 'FULL' && file !== ':memory:') {
       // FULL's guarantee, with the WAL's fsync off the event loop (see WalSync).

@@ -7,6 +7,13 @@ import type Database from 'better-sqlite3';
  * every few cycles, it copies pages into the database file and fsyncs it twice while acknowledgements
  * and clicks wait. Here a worker thread with a connection of its own runs PASSIVE checkpoints instead
  * (they never block a writer or a reader), and the main connection's automatic ones are turned off.
+ *
+ * PASSIVE alone never lets a busy log start over: the log restarts only when a writer finds every frame
+ * copied, and under steady writes new frames always land while the copy runs. The log then grew without
+ * end, and every WAL sync appended to a growing file, which costs the disk a metadata commit too (about
+ * twice the sync of a rewrite in place). So once the passes have nearly caught up, a RESTART copies the
+ * few frames left while holding the write lock, and the next commit writes the log from its start. The
+ * main connection's writes wait the length of that short copy and its fsync, a few times a second.
  */
 export class WalCheckpointer {
   readonly #db: Database.Database;
@@ -20,7 +27,7 @@ export class WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.#worker = new Worker(workerSource, {
       eval: true,
-      workerData: { file, driver, intervalMs, closed: this.#closed },
+      workerData: { file, driver, intervalMs, closed: this.#closed, ...restartTuning },
     });
     this.#worker.unref();
     const fallBack = () => {
@@ -42,14 +49,43 @@ export class WalCheckpointer {
   }
 }
 
+/**
+ * When the log restarts. A RESTART holds the write lock while it copies what PASSIVE left and fsyncs
+ * the database file, so it runs only once that is a few hundred frames; it waits at most `restartWaitMs`
+ * for a reader still on the log, and after one that could not finish (a long read, such as an audit
+ * export) the next tries come less often, up to one in `maxBackoffTicks`, so a slow reader never holds
+ * the writers up several times a second.
+ */
+const restartTuning = { restartBelowFrames: 256, passes: 4, restartWaitMs: 10, maxBackoffTicks: 64 };
+
 // Plain CommonJS for an eval worker: it runs the same way under tsx and from the compiled build.
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
+const { restartBelowFrames, passes, maxBackoffTicks } = workerData;
+const db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.restartWaitMs });
+const framesLeft = (mode) => {
+  const [result] = db.pragma('wal_checkpoint(' + mode + ')');
+  return result.busy ? -1 : result.log - result.checkpointed;
+};
+let backoff = 0;
+let skip = 0;
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    // Each pass copies what was committed while the one before ran, so a few bring a busy log close.
+    let left = framesLeft('PASSIVE');
+    for (let pass = 1; pass < passes && left > restartBelowFrames; pass++) left = framesLeft('PASSIVE');
+    if (left < 0 || left > restartBelowFrames) return;
+    if (skip > 0) {
+      skip--;
+      return;
+    }
+    if (framesLeft('RESTART') === -1) {
+      backoff = Math.min(maxBackoffTicks, Math.max(1, backoff * 2));
+      skip = backoff;
+    } else {
+      backoff = 0;
+    }
   } catch {
     // Busy or locked: the next tick tries again.
   }
