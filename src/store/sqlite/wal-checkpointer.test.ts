@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { openDatabase } from '../open-database.js';
@@ -30,39 +31,82 @@ describe('WAL checkpoints in a worker thread', () => {
   });
 
   it('lets a log under steady writes start over, so it stays small instead of growing with every commit', async () => {
-    const file = tempDir('holdfast-checkpoint-').file('holdfast.db');
-    const db = openDatabase(file, { synchronous: 'FULL' });
-    attachWalCheckpointer(db, new WalCheckpointer(db, file, 20));
-    const store = createSqliteStore(db);
-    db.exec('CREATE TABLE filler (body TEXT NOT NULL)');
-    const insert = db.prepare('INSERT INTO filler (body) VALUES (?)');
-    // A restart gives the log new salts (bytes 16-23 of its header); frames are then written from its start.
-    const saltsOf = () => {
-      const header = Buffer.alloc(8);
-      const fd = fs.openSync(`${file}-wal`, 'r');
-      fs.readSync(fd, header, 0, 8, 16);
-      fs.closeSync(fd);
-      return header.toString('hex');
-    };
-    const salts = new Set<string>();
-    let largestLog = 0;
+    const log = steadyWriter();
     const rows = 3_000;
-    const rowBytes = 2_000;
-    // Bursts of commits a millisecond apart, through a dozen of the checkpointer's ticks.
-    for (let i = 1; i <= rows; i++) {
-      insert.run('x'.repeat(rowBytes));
-      if (i % 20 === 0) {
-        salts.add(saltsOf());
-        largestLog = Math.max(largestLog, fs.statSync(`${file}-wal`).size);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-    }
-    expect(salts.size).toBeGreaterThan(2);
-    expect(largestLog).toBeLessThan((rows * rowBytes) / 2);
+    await log.write(rows);
+    expect(log.salts.size).toBeGreaterThan(2);
+    // Never starting over, the file would hold every row written, and more.
+    expect(log.largest).toBeLessThan(rows * log.rowBytes * 0.75);
 
-    store.close();
-    const reopened = openDatabase(file, { synchronous: 'FULL' });
+    log.close();
+    const reopened = openDatabase(log.file, { synchronous: 'FULL' });
     expect(reopened.prepare('SELECT count(*) AS n FROM filler').get()).toEqual({ n: rows });
     reopened.close();
   });
+
+  it('waits for a reader still on the log, and starts the log over again once it has gone', async () => {
+    const log = steadyWriter();
+    await log.write(200);
+    const reader = new Database(log.file, { readonly: true });
+    reader.prepare('BEGIN').run();
+    reader.prepare('SELECT count(*) FROM filler').get();
+    const salts = log.salts.size;
+    try {
+      // A trickle behind the reader's snapshot: each tick finds a few frames left, and a reader in the way.
+      await log.write(40, { burst: 1, pauseMs: 8 });
+      // Its snapshot is in the log: starting over would overwrite frames it may still read.
+      expect(log.salts.size).toBe(salts);
+    } finally {
+      reader.prepare('COMMIT').run();
+      reader.close();
+    }
+    // Tries that met the reader came less and less often; the first after it has gone starts over.
+    await vi.waitFor(
+      async () => {
+        await log.write(20);
+        expect(log.salts.size).toBeGreaterThan(salts);
+      },
+      { timeout: 15_000 },
+    );
+    log.close();
+  });
 });
+
+/**
+ * A store whose checkpointer ticks every 20 ms, and a table to fill in bursts of commits (by default 20,
+ * a millisecond apart). A restart gives the log new salts (bytes 16-23 of its header); `salts` collects those seen.
+ */
+function steadyWriter() {
+  const file = tempDir('holdfast-checkpoint-').file('holdfast.db');
+  const db = openDatabase(file, { synchronous: 'FULL' });
+  attachWalCheckpointer(db, new WalCheckpointer(db, file, 20));
+  const store = createSqliteStore(db);
+  db.exec('CREATE TABLE filler (body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO filler (body) VALUES (?)');
+  const rowBytes = 2_000;
+  const saltsOf = () => {
+    const header = Buffer.alloc(8);
+    const fd = fs.openSync(`${file}-wal`, 'r');
+    fs.readSync(fd, header, 0, 8, 16);
+    fs.closeSync(fd);
+    return header.toString('hex');
+  };
+  const writer = {
+    file,
+    rowBytes,
+    salts: new Set<string>(),
+    largest: 0,
+    async write(rows: number, pace = { burst: 20, pauseMs: 1 }) {
+      for (let i = 1; i <= rows; i++) {
+        insert.run('x'.repeat(rowBytes));
+        if (i % pace.burst === 0) {
+          writer.salts.add(saltsOf());
+          writer.largest = Math.max(writer.largest, fs.statSync(`${file}-wal`).size);
+          await new Promise((resolve) => setTimeout(resolve, pace.pauseMs));
+        }
+      }
+    },
+    close: () => store.close(),
+  };
+  return writer;
+}
