@@ -1,74 +1,18 @@
-import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import {
-  freePort,
-  type HoldfastProcess,
-  projectRoot,
-  startHoldfastProcess,
-} from '../flows/local/holdfast-process.js';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { freePort, type HoldfastProcess, startHoldfastProcess } from '../flows/local/holdfast-process.js';
 import { signIn, waitForState } from '../flows/local/local-http.js';
+import { approvalCard, shot, switchTo, useChromium } from './chromium.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const screenshots = path.join(projectRoot, 'test-results', 'local-approval');
-
-let browser: Browser;
+const { browser, dir } = useChromium();
 let holdfast: HoldfastProcess | undefined;
-let dir: string;
-
-beforeAll(async () => {
-  if (!existsSync(chromiumPath))
-    throw new Error(`Chromium is not installed at ${chromiumPath}; install it (apt-get install chromium).`);
-  mkdirSync(screenshots, { recursive: true });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'holdfast-e2e-'));
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // A name that resolves to the workspace's address, as a DNS-rebinding attacker's would.
-      '--host-resolver-rules=MAP rebound.test 127.0.0.1',
-    ],
-  });
-});
-
-afterAll(async () => {
-  await holdfast?.stop();
-  await browser?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
-
-const approvalCard = (page: Page) =>
-  page.locator('#thread-messages .message', {
-    has: page.locator('[data-action-id="holdfast.approval.allow"]'),
-  });
-
-async function switchTo(page: Page, user: string) {
-  await page.selectOption('#viewer', user);
-  await expect.poll(() => page.locator('#viewer').inputValue()).toBe(user);
-  // The page shows what the server holds for `user` only once it has asked and drawn it.
-  await expect.poll(() => page.locator('body').getAttribute('data-rendered-for')).toBe(user);
-}
+afterAll(() => holdfast?.stop());
 
 describe('local workspace in a browser', () => {
   it('refuses carol, survives a restart, and lets bob allow the shell command', async () => {
     const port = await freePort();
-    holdfast = await startHoldfastProcess({ port, dir });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    holdfast = await startHoldfastProcess({ port, dir: dir() });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     // The printed URL's token is traded for a cookie and dropped from the address bar.
     await page.goto(holdfast.url);
     expect(page.url()).toBe(`http://localhost:${port}/`);
@@ -99,7 +43,7 @@ describe('local workspace in a browser', () => {
     // secret beside its database, so the open tab is still signed in.
     const printed = holdfast.url;
     await holdfast.stop();
-    holdfast = await startHoldfastProcess({ port, dir });
+    holdfast = await startHoldfastProcess({ port, dir: dir() });
     expect(holdfast.url).toBe(printed);
     await page.reload();
     await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
@@ -134,9 +78,9 @@ describe('local workspace in a browser', () => {
 
   it('lets bob edit a call before allowing it, deny one with a reason, and grant one he later revokes', async () => {
     const port = await freePort();
-    const decisions = await startHoldfastProcess({ port, dir: path.join(dir, 'decisions') });
+    const decisions = await startHoldfastProcess({ port, dir: path.join(dir(), 'decisions') });
     onTestFinished(() => decisions.stop());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     onTestFinished(() => page.close());
     await page.goto(decisions.url);
     await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
@@ -246,102 +190,5 @@ describe('local workspace in a browser', () => {
     const readIt = page.locator('#thread-messages .message', { hasText: 'I read the earlier message' });
     await readIt.waitFor({ timeout: 20_000 });
     await shot(page, '16-thread-context');
-  });
-
-  it('streams a running answer with its task and Stop, and stops it when the requester presses Stop', async () => {
-    const streamDir = path.join(dir, 'stream');
-    mkdirSync(streamDir, { recursive: true });
-    // A command the policy lets run at once, long enough to watch and stop.
-    const policy = path.join(streamDir, 'policy.yml');
-    writeFileSync(
-      policy,
-      'rules:\n  - tool: run_shell\n    match: { command: "sleep *" }\n    action: allow\n',
-    );
-    const running = await startHoldfastProcess({
-      port: await freePort(),
-      dir: streamDir,
-      env: { HOLDFAST_POLICY: policy },
-    });
-    onTestFinished(() => running.stop());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(running.url);
-    await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
-    await switchTo(page, 'U0ALICE');
-
-    await page.fill('#channel-input', '@holdfast run `sleep 60`');
-    await page.press('#channel-input', 'Enter');
-    const stream = page.locator('#thread-messages .stream[data-stream="open"]');
-    await stream.waitFor({ timeout: 20_000 });
-    await expect
-      .poll(() => stream.locator('.stream-text').textContent())
-      .toContain('Using run_shell for this.');
-    const task = stream.locator('.task[data-task-status="in_progress"]');
-    await task.waitFor({ timeout: 15_000 });
-    expect(await task.textContent()).toContain('run_shell');
-    expect(await task.textContent()).toContain('Running');
-    await shot(page, '8-streaming');
-
-    await stream.locator('[data-action-id="holdfast.turn.stop"]').click();
-    await page.locator('#confirm[open]').waitFor();
-    await page.click('#confirm-ok');
-    const stopped = page.locator('#thread-messages .stream[data-stream="stopped"]');
-    await stopped.waitFor({ timeout: 15_000 });
-    const notice = page.locator('#thread-messages .message', { hasText: /stopped by @alice/i });
-    await notice.first().waitFor({ timeout: 15_000 });
-    await shot(page, '9-stopped');
-    await page.close();
-  });
-
-  it('keeps a page on another site out, and lets a link from one sign in with the printed URL', async () => {
-    const port = await freePort();
-    const other = await startHoldfastProcess({ port, dir: path.join(dir, 'other-site') });
-    onTestFinished(() => other.stop());
-    const workspace = `http://localhost:${port}`;
-
-    // Another site (another origin and, for cookies, another site: 127.0.0.1 is not localhost).
-    const attacker = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html' });
-      response.end(`<!doctype html><a id="printed" href="${other.url}">open the workspace</a>`);
-    });
-    attacker.listen(0, '127.0.0.1');
-    await once(attacker, 'listening');
-    onTestFinished(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
-    const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`;
-
-    const context = await browser.newContext();
-    onTestFinished(() => context.close());
-    const page = await context.newPage();
-
-    // The person signed in once in this browser; then a page on another site tries to act as them.
-    await page.goto(other.url);
-    await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
-    await page.goto(attackerUrl);
-    const posted = await page.evaluate(async (target) => {
-      await fetch(`${target}/ui/message`, {
-        method: 'POST',
-        mode: 'no-cors',
-        body: JSON.stringify({ user: 'U0ALICE', channel: 'C0OPS', text: '<@U0HOLDFAST> run `touch pwned`' }),
-      });
-      return 'answered';
-    }, workspace);
-    expect(posted).toBe('answered');
-    const tab = await signIn(other.url);
-    expect((await tab.state('U0ALICE')).messages).toEqual([]);
-
-    // DNS rebinding: the workspace's address under the attacker's name gets nothing, not even the page.
-    const rebound = await page.goto(`http://rebound.test:${port}/`);
-    expect(rebound?.status()).toBe(403);
-    expect(await page.textContent('body')).toContain(`only answers requests addressed to localhost:${port}`);
-    await shot(page, '7-rebinding-refused');
-
-    // A link to the printed URL followed from another site (a web terminal, say) signs a fresh browser
-    // in, though SameSite=Strict keeps the new cookie off the redirect that follows.
-    const fresh = await browser.newContext();
-    onTestFinished(() => fresh.close());
-    const linked = await fresh.newPage();
-    await linked.goto(attackerUrl);
-    await linked.click('#printed');
-    await expect.poll(() => linked.locator('#connection').textContent()).toBe('live');
-    expect(linked.url()).toBe(`${workspace}/`);
   });
 });
