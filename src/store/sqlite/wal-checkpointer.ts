@@ -64,23 +64,24 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const { restartBelowFrames, passes, maxBackoffTicks } = workerData;
 const db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.restartWaitMs });
-const framesLeft = (mode) => {
-  const [result] = db.pragma('wal_checkpoint(' + mode + ')');
-  return result.busy ? -1 : result.log - result.checkpointed;
-};
+const checkpoint = (mode) => db.pragma('wal_checkpoint(' + mode + ')')[0];
+const behind = (result) => result.log - result.checkpointed;
 let backoff = 0;
 let skip = 0;
 const timer = setInterval(() => {
   try {
     // Each pass copies what was committed while the one before ran, so a few bring a busy log close.
-    let left = framesLeft('PASSIVE');
-    for (let pass = 1; pass < passes && left > restartBelowFrames; pass++) left = framesLeft('PASSIVE');
-    if (left < 0 || left > restartBelowFrames) return;
+    let result = checkpoint('PASSIVE');
+    for (let pass = 1; pass < passes && behind(result) > restartBelowFrames; pass++) {
+      result = checkpoint('PASSIVE');
+    }
+    // An empty log has nothing to start over; one far behind would hold the writers up too long.
+    if (result.busy || result.log === 0 || behind(result) > restartBelowFrames) return;
     if (skip > 0) {
       skip--;
       return;
     }
-    if (framesLeft('RESTART') === -1) {
+    if (checkpoint('RESTART').busy) {
       backoff = Math.min(maxBackoffTicks, Math.max(1, backoff * 2));
       skip = backoff;
     } else {
