@@ -4,13 +4,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { openDatabase } from '../open-database.js';
 import { createSqliteStore } from './create-sqlite-store.js';
+import { queueWrite } from './sqlite-context.js';
 import { attachWalCheckpointer, WalCheckpointer } from './wal-checkpointer.js';
 
 describe('WAL checkpoints in a worker thread', () => {
   it('copies the log into the database beside the event loop, and leaves no log once the store closes', async () => {
     const file = tempDir('holdfast-checkpoint-').file('holdfast.db');
     const db = openDatabase(file, { synchronous: 'FULL' });
-    attachWalCheckpointer(db, new WalCheckpointer(db, file, 20));
+    attachWalCheckpointer(db, new WalCheckpointer(db, file, { intervalMs: 20 }));
     const store = createSqliteStore(db);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
 
@@ -70,16 +71,43 @@ describe('WAL checkpoints in a worker thread', () => {
     );
     log.close();
   });
+
+  it('holds a batch of writes beside the event loop while a RESTART has the write lock', async () => {
+    // A reader on the log keeps each RESTART waiting, with the write lock, for up to 300 ms.
+    const log = steadyWriter({ restartWaitMs: 300 });
+    await log.write(200);
+    await log.write(5, { burst: 5, pauseMs: 0 });
+    const reader = new Database(log.file, { readonly: true });
+    reader.prepare('BEGIN').run();
+    reader.prepare('SELECT count(*) FROM filler').get();
+    try {
+      await vi.waitFor(() => expect(log.checkpointer.restartUnderWay()).toBeDefined(), {
+        timeout: 10_000,
+        interval: 1,
+      });
+      const events: string[] = [];
+      const written = queueWrite(log.db, () => events.push('written'), { resolve: 'at-commit' });
+      setImmediate(() => events.push('event loop'));
+      await written;
+      // Asleep in SQLite's busy handler, the thread would have written first and answered nothing else.
+      expect(events).toEqual(['event loop', 'written']);
+    } finally {
+      reader.prepare('COMMIT').run();
+      reader.close();
+    }
+    log.close();
+  });
 });
 
 /**
  * A store whose checkpointer ticks every 20 ms, and a table to fill in bursts of commits (by default 20,
  * a millisecond apart). A restart gives the log new salts (bytes 16-23 of its header); `salts` collects those seen.
  */
-function steadyWriter() {
+function steadyWriter(options: { readonly restartWaitMs?: number } = {}) {
   const file = tempDir('holdfast-checkpoint-').file('holdfast.db');
   const db = openDatabase(file, { synchronous: 'FULL' });
-  attachWalCheckpointer(db, new WalCheckpointer(db, file, 20));
+  const checkpointer = new WalCheckpointer(db, file, { intervalMs: 20, ...options });
+  attachWalCheckpointer(db, checkpointer);
   const store = createSqliteStore(db);
   db.exec('CREATE TABLE filler (body TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO filler (body) VALUES (?)');
@@ -93,6 +121,8 @@ function steadyWriter() {
   };
   const writer = {
     file,
+    db,
+    checkpointer,
     rowBytes,
     salts: new Set<string>(),
     largest: 0,

@@ -13,30 +13,60 @@ import type Database from 'better-sqlite3';
  * end, and every WAL sync appended to a growing file, which costs the disk a metadata commit too (about
  * twice the sync of a rewrite in place). So once the passes have nearly caught up, a RESTART copies the
  * few frames left while holding the write lock, and the next commit writes the log from its start. The
- * main connection's writes wait the length of that short copy and its fsync, a few times a second.
+ * main connection's writes wait the length of that short copy and its fsync, a few times a second, and
+ * they wait beside the event loop (`restartUnderWay`), not asleep in SQLite's busy handler.
  */
 export class WalCheckpointer {
   readonly #db: Database.Database;
   readonly #worker: Worker;
   /** [0]: set to 1 by the worker once its connection is closed. */
   readonly #closed = new Int32Array(new SharedArrayBuffer(4));
+  /** [0]: 1 while the worker runs a RESTART, which holds the write lock. */
+  readonly #restarting = new Int32Array(new SharedArrayBuffer(4));
   #stopped = false;
 
-  constructor(db: Database.Database, file: string, intervalMs = 250) {
+  constructor(
+    db: Database.Database,
+    file: string,
+    options: { readonly intervalMs?: number; readonly restartWaitMs?: number } = {},
+  ) {
     this.#db = db;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.#worker = new Worker(workerSource, {
       eval: true,
-      workerData: { file, driver, intervalMs, closed: this.#closed, ...restartTuning },
+      workerData: {
+        file,
+        driver,
+        closed: this.#closed,
+        restarting: this.#restarting,
+        ...restartTuning,
+        intervalMs: options.intervalMs ?? 250,
+        restartWaitMs: options.restartWaitMs ?? restartTuning.restartWaitMs,
+      },
     });
     this.#worker.unref();
     const fallBack = () => {
+      // A worker gone mid-RESTART no longer holds the lock; nobody may keep waiting for it.
+      Atomics.store(this.#restarting, 0, 0);
+      Atomics.notify(this.#restarting, 0);
       // Without its checkpointer the WAL would only grow: SQLite's own checkpoints take over again.
       if (!this.#stopped && this.#db.open) this.#db.pragma('wal_autocheckpoint = 1000');
     };
     this.#worker.once('error', fallBack);
     this.#worker.once('exit', fallBack);
     db.pragma('wal_autocheckpoint = 0');
+  }
+
+  /**
+   * Resolves once a RESTART under way has let go of the write lock (or after `maxWaitMs`, when SQLite's
+   * busy handler takes over), or is undefined when none is under way.
+   */
+  restartUnderWay(maxWaitMs = 1_000): Promise<unknown> | undefined {
+    const wait = waitAsync(this.#restarting, 0, 1, maxWaitMs);
+    if (!wait.async) return undefined;
+    // The wait's promise alone keeps no process alive: with nothing else to do, Node would exit on it.
+    const keepAlive = setTimeout(() => {}, maxWaitMs);
+    return wait.value.finally(() => clearTimeout(keepAlive));
   }
 
   /** Closes the worker's connection first, so the main one, closing last, checkpoints and removes the WAL. */
@@ -56,13 +86,25 @@ export class WalCheckpointer {
  * export) the next tries come less often, up to one in `maxBackoffTicks`, so a slow reader never holds
  * the writers up several times a second.
  */
+// Node has had it since 16; TypeScript's types have it from ES2024's lib on.
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
+
 const restartTuning = { restartBelowFrames: 256, passes: 4, restartWaitMs: 10, maxBackoffTicks: 64 };
 
 // Plain CommonJS for an eval worker: it runs the same way under tsx and from the compiled build.
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const { restartBelowFrames, passes, maxBackoffTicks } = workerData;
+const { restartBelowFrames, passes, maxBackoffTicks, restarting } = workerData;
 const db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.restartWaitMs });
 const checkpoint = (mode) => db.pragma('wal_checkpoint(' + mode + ')')[0];
 const behind = (result) => result.log - result.checkpointed;
@@ -81,7 +123,16 @@ const timer = setInterval(() => {
       skip--;
       return;
     }
-    if (checkpoint('RESTART').busy) {
+    // The main thread's write batcher sees the flag and waits for it to drop before its next commit.
+    Atomics.store(restarting, 0, 1);
+    let restart;
+    try {
+      restart = checkpoint('RESTART');
+    } finally {
+      Atomics.store(restarting, 0, 0);
+      Atomics.notify(restarting, 0);
+    }
+    if (restart.busy) {
       backoff = Math.min(maxBackoffTicks, Math.max(1, backoff * 2));
       skip = backoff;
     } else {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { deferredWritesOf } from './deferred-writes.js';
 import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
+import { walCheckpointerOf } from './wal-checkpointer.js';
 import { walSyncOf } from './wal-sync.js';
 
 /** When a write's caller hears of it: see `WriteBatcher.add`. */
@@ -100,8 +101,19 @@ export class WriteBatcher {
       });
       if (this.#scheduled) return;
       this.#scheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(() => this.#flushWhenWritable());
     });
+  }
+
+  /**
+   * A checkpoint that restarts the log holds the write lock for a moment: the batch waits for it here,
+   * where the event loop goes on, rather than in SQLite's busy handler, which sleeps the thread in steps
+   * of 1 ms and more. Writes queued meanwhile join the batch.
+   */
+  #flushWhenWritable(): void {
+    const restart = walCheckpointerOf(this.#db)?.restartUnderWay();
+    if (restart) void restart.then(() => this.flush());
+    else this.flush();
   }
 
   /** Commits everything queued now (also called when the store closes). */
