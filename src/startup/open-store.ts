@@ -55,7 +55,17 @@ export async function openStore(
     pageCheck: large ? 'skip' : 'now',
   });
   // Checkpoints run beside the event loop, not in the middle of a commit (see WalCheckpointer).
-  attachWalCheckpointer(db, new WalCheckpointer(db, config.databasePath));
+  attachWalCheckpointer(
+    db,
+    new WalCheckpointer(db, config.databasePath, {
+      onFailure: (error) => {
+        deps.logger.warn(
+          { err: error },
+          'WAL checkpoints stopped running beside the event loop; SQLite now runs them inside commits',
+        );
+      },
+    }),
+  );
   const store = createSqliteStore(db, {
     now: deps.now,
     onDeferredFailure: (error) => {

@@ -31,6 +31,23 @@ describe('WAL checkpoints in a worker thread', () => {
     reopened.close();
   });
 
+  it('hands checkpoints back to SQLite, and says why, when its worker cannot run', async () => {
+    const file = tempDir('holdfast-checkpoint-').file('holdfast.db');
+    const db = openDatabase(file, { synchronous: 'FULL' });
+    const failures: Error[] = [];
+    // The worker opens its own connection to this path, which does not exist.
+    const missing = `${file}.missing`;
+    attachWalCheckpointer(
+      db,
+      new WalCheckpointer(db, missing, { onFailure: (error) => failures.push(error) }),
+    );
+    const store = createSqliteStore(db);
+    await vi.waitFor(() => expect(failures).toHaveLength(1), { timeout: 10_000 });
+    expect(failures[0]?.message).toBe('the checkpoint worker failed (SQLITE_CANTOPEN)');
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    store.close();
+  });
+
   it('lets a log under steady writes start over, so it stays small instead of growing with every commit', async () => {
     const log = steadyWriter();
     const rows = 3_000;

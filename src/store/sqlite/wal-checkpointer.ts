@@ -28,7 +28,12 @@ export class WalCheckpointer {
   constructor(
     db: Database.Database,
     file: string,
-    options: { readonly intervalMs?: number; readonly restartWaitMs?: number } = {},
+    options: {
+      readonly intervalMs?: number;
+      readonly restartWaitMs?: number;
+      /** Hears why the worker stopped, when it stops before `stop()`: SQLite's own checkpoints take over. */
+      readonly onFailure?: (error: Error) => void;
+    } = {},
   ) {
     this.#db = db;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -45,15 +50,22 @@ export class WalCheckpointer {
       },
     });
     this.#worker.unref();
-    const fallBack = () => {
+    let fellBack = false;
+    const fallBack = (error: unknown) => {
       // A worker gone mid-RESTART no longer holds the lock; nobody may keep waiting for it.
       Atomics.store(this.#restarting, 0, 0);
       Atomics.notify(this.#restarting, 0);
+      // An error is followed by an exit: the first says why.
+      if (fellBack || this.#stopped || !this.#db.open) return;
+      fellBack = true;
       // Without its checkpointer the WAL would only grow: SQLite's own checkpoints take over again.
-      if (!this.#stopped && this.#db.open) this.#db.pragma('wal_autocheckpoint = 1000');
+      this.#db.pragma('wal_autocheckpoint = 1000');
+      options.onFailure?.(workerFailure(error));
     };
     this.#worker.once('error', fallBack);
-    this.#worker.once('exit', fallBack);
+    this.#worker.once('exit', (code) =>
+      fallBack(new Error(`the checkpoint worker exited with code ${code}`)),
+    );
     db.pragma('wal_autocheckpoint = 0');
   }
 
@@ -86,6 +98,14 @@ export class WalCheckpointer {
  * export) the next tries come less often, up to one in `maxBackoffTicks`, so a slow reader never holds
  * the writers up several times a second.
  */
+/** What crosses from the worker is a clone: better-sqlite3's error class keeps only its `code` on the way. */
+function workerFailure(error: unknown): Error {
+  if (error instanceof Error && error.message) return error;
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+  return new Error(`the checkpoint worker failed${code ? ` (${code})` : ''}`, { cause: error });
+}
+
 // Node has had it since 16; TypeScript's types have it from ES2024's lib on.
 const waitAsync = (
   Atomics as unknown as {
