@@ -91,13 +91,6 @@ export class WalCheckpointer {
   }
 }
 
-/**
- * When the log restarts. A RESTART holds the write lock while it copies what PASSIVE left and fsyncs
- * the database file, so it runs only once that is a few hundred frames; it waits at most `restartWaitMs`
- * for a reader still on the log, and after one that could not finish (a long read, such as an audit
- * export) the next tries come less often, up to one in `maxBackoffTicks`, so a slow reader never holds
- * the writers up several times a second.
- */
 /** What crosses from the worker is a clone: better-sqlite3's error class keeps only its `code` on the way. */
 function workerFailure(error: unknown): Error {
   if (error instanceof Error && error.message) return error;
@@ -118,6 +111,13 @@ const waitAsync = (
   }
 ).waitAsync;
 
+/**
+ * When the log restarts. A RESTART holds the write lock while it copies what PASSIVE left and fsyncs
+ * the database file, so it runs only once that is a few hundred frames; it waits at most `restartWaitMs`
+ * for a reader still on the log, and after one that could not finish (a long read, such as an audit
+ * export) the next tries come less often, up to one in `maxBackoffTicks`, so a slow reader never holds
+ * the writers up several times a second.
+ */
 const restartTuning = { restartBelowFrames: 256, passes: 4, restartWaitMs: 10, maxBackoffTicks: 64 };
 
 // Plain CommonJS for an eval worker: it runs the same way under tsx and from the compiled build.
