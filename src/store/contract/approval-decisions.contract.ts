@@ -234,6 +234,51 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
       expect(denied).toMatchObject({ type: 'decided', approval: { decision: 'denied', decidedBy: 'UB' } });
     });
 
+    it('returns each request as a read of it then finds it', async () => {
+      const { store, clock, create } = await setup();
+      const stored = (requestId: string) => store.approvals.get(requestId);
+      const quorum = await create('call_1', { createdAt: clock.now(), requiredApprovals: 2 });
+      expect(quorum).toEqual(await stored(quorum.requestId));
+      const card = { channel: 'CCARDS', ts: '1700000000.000100' };
+      clock.advance(1_000);
+      const vote = await store.approvals.resolve(
+        { requestId: quorum.requestId, decision: 'allowed', decidedBy: 'UA' },
+        { card },
+      );
+      expect(vote).toMatchObject({ type: 'vote-recorded' });
+      if (vote.type !== 'vote-recorded') return;
+      expect(vote.approval).toEqual(await stored(quorum.requestId));
+      expect(vote.approval.cards).toEqual([card]);
+      clock.advance(1_000);
+      const quorumMet = await store.approvals.resolve({
+        requestId: quorum.requestId,
+        decision: 'allowed',
+        decidedBy: 'UB',
+        always: true,
+      });
+      expect(quorumMet.type === 'decided' && quorumMet.approval).toEqual(await stored(quorum.requestId));
+
+      const single = await create('call_2');
+      const allowed = await store.approvals.resolve({
+        requestId: single.requestId,
+        decision: 'allowed',
+        decidedBy: 'UA',
+      });
+      expect(allowed.type === 'decided' && allowed.approval).toEqual(await stored(single.requestId));
+      const second = await create('call_3', { createdAt: clock.now(), requiredApprovals: 2 });
+      await store.approvals.resolve({ requestId: second.requestId, decision: 'allowed', decidedBy: 'UA' });
+      const refused = await store.approvals.resolve({
+        requestId: second.requestId,
+        decision: 'denied',
+        decidedBy: 'UB',
+        reason: 'not during the freeze',
+      });
+      expect(refused.type === 'decided' && refused.approval).toEqual(await stored(second.requestId));
+      expect(refused).toMatchObject({
+        approval: { approvedBy: ['UA'], decisionReason: 'not during the freeze' },
+      });
+    });
+
     it('keeps the turn waiting while a sibling approval is pending', async () => {
       const { store, create } = await setup();
       const first = await create('call_1');

@@ -43,8 +43,9 @@ export function prepareApprovalDecisions(context: SqliteContext) {
   const pendingForTurn = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
   );
+  // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   const overdue = db.prepare<[number, number], ApprovalRow>(
-    'SELECT * FROM approvals WHERE resolved_at IS NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?',
+    'SELECT * FROM approvals WHERE resolved_at IS NULL AND expires_at <= ? ORDER BY expires_at LIMIT +?',
   );
 
   // Every card of the request is rewritten once per state it reaches (a vote, the decision, expiry).
@@ -131,18 +132,24 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     }
     const counted =
       input.decision === 'allowed' && vote.run(row.request_id, input.decidedBy, at).changes === 1;
+    const voters =
+      input.decision === 'allowed' ? votesFor.all(row.request_id).map((voter) => voter.user_id) : [];
     // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
     const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
       counted,
-      total: input.decision === 'allowed' ? votesFor.all(row.request_id).length : 0,
+      total: voters.length,
       required: row.required_approvals,
     });
-    if (tally.type === 'already-voted') return { type: 'already-voted', approval: toApproval(row) };
+    // The request as this transaction leaves it, from what it read and wrote: a decision is on the hot
+    // path, and reading the row back costs two statements. An edit rewrote the details: that is read.
+    const after = (changes: Partial<Approval>): Approval =>
+      input.edit ? reload(row.request_id) : { ...current, ...changes };
+    if (tally.type === 'already-voted') return { type: 'already-voted', approval: current };
     if (tally.type === 'vote-recorded') {
       const { votes, remaining } = tally;
       record(row, input.decidedBy, 'approval.vote', { votes, required: row.required_approvals }, at);
       rewriteCards(row, cardState(edits, `votes-${votes}`), at, deliverAs);
-      return { type: 'vote-recorded', approval: reload(row.request_id), remaining };
+      return { type: 'vote-recorded', approval: after({ approvedBy: voters }), remaining };
     }
     const always = tally.always;
     const changed = decide.run({
@@ -178,7 +185,14 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     const ready = turnReady();
     return {
       type: 'decided',
-      approval: reload(row.request_id),
+      approval: after({
+        ...(input.decision === 'allowed' ? { approvedBy: voters } : {}),
+        decision: tally.decision,
+        decidedBy: input.decidedBy,
+        resolvedAt: at,
+        always,
+        decisionReason: input.reason ?? null,
+      }),
       turnReady: ready,
       claim: claimIfReady(ready),
     };

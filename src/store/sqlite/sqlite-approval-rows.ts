@@ -44,7 +44,7 @@ export function prepareApprovalRows({ db }: SqliteContext) {
  */
 export function prepareApprovalCreate(context: SqliteContext) {
   const { db } = context;
-  const { byId, byCall, toApproval } = prepareApprovalRows(context);
+  const { byCall, toApproval } = prepareApprovalRows(context);
   const insert = db.prepare(
     `INSERT INTO approvals (request_id, conversation_id, transcript_id, tool_call_id, turn_id, tool_name,
        permission_type, summary, details_json, args_hash, reason, requested_by, required_approvals, created_at,
@@ -58,11 +58,8 @@ export function prepareApprovalCreate(context: SqliteContext) {
      VALUES (@at, @actor, 'approval.requested', @approvalId, @conversationId, @data)`,
   );
   return (approval: NewApproval, at: number): CreateApprovalResult => {
-    const result = insert.run({
-      ...approval,
-      details: JSON.stringify({ arguments: approval.arguments }),
-      now: at,
-    });
+    const details = JSON.stringify({ arguments: approval.arguments });
+    const result = insert.run({ ...approval, details, now: at });
     if (result.changes === 0) {
       const existing = byCall.get(approval.transcriptId, approval.toolCallId);
       if (!existing) throw new Error('approval conflict without a row');
@@ -75,8 +72,33 @@ export function prepareApprovalCreate(context: SqliteContext) {
       conversationId: approval.conversationId,
       data: JSON.stringify({ tool: approval.toolName, summary: approval.summary }),
     });
-    const row = byId.get(approval.requestId);
-    if (!row) throw new Error('created approval vanished inside its own transaction');
-    return { type: 'created', approval: toApproval(row) };
+    // Mapped from the row as inserted, not read back: a request is created on every suspension, and a
+    // new one has no votes or cards yet.
+    return { type: 'created', approval: approvalOf(insertedRow(approval, details, at), [], []) };
+  };
+}
+
+function insertedRow(approval: NewApproval, detailsJson: string, at: number): ApprovalRow {
+  return {
+    request_id: approval.requestId,
+    conversation_id: approval.conversationId,
+    transcript_id: approval.transcriptId,
+    tool_call_id: approval.toolCallId,
+    turn_id: approval.turnId,
+    tool_name: approval.toolName,
+    permission_type: approval.permissionType,
+    summary: approval.summary,
+    details_json: detailsJson,
+    args_hash: approval.argsHash,
+    reason: approval.reason,
+    requested_by: approval.requestedBy,
+    required_approvals: approval.requiredApprovals,
+    created_at: at,
+    expires_at: approval.expiresAt,
+    resolved_at: null,
+    decision: null,
+    decided_by: null,
+    always_allow: 0,
+    decision_reason: null,
   };
 }
