@@ -136,7 +136,7 @@ export class TurnRunner {
   async #drive(claim: ClaimedTurn, signal: AbortSignal, lease: TurnLease, log: Logger): Promise<TurnOutcome> {
     const { store } = this.#options;
     const { turn, fence } = claim;
-    const conversation = await store.conversations.get(turn.conversationId);
+    const conversation = claim.conversation ?? (await store.conversations.get(turn.conversationId));
     if (!conversation) throw new Error(`turn ${turn.id} has no conversation row`);
     // Invariant 5: a resumed turn gets back the kv it had when it suspended, not a fresh one.
     const kvSnapshot =

@@ -1,4 +1,4 @@
-import type { Turn } from '../records.js';
+import type { Conversation, Turn } from '../records.js';
 
 export type ClaimedTurn = Extract<ClaimResult, { type: 'claimed' }>;
 
@@ -36,6 +36,11 @@ export type ClaimResult =
        * does not run before (its decision and its marker are in that commit).
        */
       readonly onDisk?: Promise<void>;
+      /**
+       * The turn's conversation as the claim's own commit read it, when it had reason to (a new turn is
+       * claimed as its conversation is written): the runner reads it otherwise.
+       */
+      readonly conversation?: Conversation;
     }
   | { readonly type: 'not-claimable'; readonly reason: string; readonly turn?: Turn };
 

@@ -111,14 +111,18 @@ const unavailable = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_C
  * running under this exact claim. A process whose lease was taken over gets LeaseLostError and writes
  * nothing (invariant 6).
  */
-export function prepareFenceCheck({ db }: SqliteContext): (fence: Fence) => void {
-  const holder = db.prepare<[string], { status: string; lease_owner: string | null; lease_token: number }>(
-    'SELECT status, lease_owner, lease_token FROM turns WHERE id = ?',
-  );
+export function prepareFenceCheck({
+  db,
+}: SqliteContext): (fence: Fence) => { readonly conversationId: string } {
+  const holder = db.prepare<
+    [string],
+    { status: string; lease_owner: string | null; lease_token: number; conversation_id: string }
+  >('SELECT status, lease_owner, lease_token, conversation_id FROM turns WHERE id = ?');
   return (fence) => {
     const row = holder.get(fence.turnId);
     if (row?.status !== 'running' || row.lease_owner !== fence.owner || row.lease_token !== fence.token) {
       throw new LeaseLostError(fence.turnId);
     }
+    return { conversationId: row.conversation_id };
   };
 }

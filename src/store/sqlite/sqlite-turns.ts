@@ -1,6 +1,6 @@
 import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
-import type { Approval } from '../records.js';
+import type { Approval, Turn } from '../records.js';
 import {
   type ConversationRow,
   parseJsonColumn,
@@ -103,12 +103,13 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
 
+  // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   // Counted up to the limit only: a backlog of thousands costs no more than the limit to check.
   const unfinishedInThread = db.prepare<[string, number], { n: number }>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE conversation_id = ? AND status IN ${activeStatuses} LIMIT ?)`,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE conversation_id = ? AND status IN ${activeStatuses} LIMIT +?)`,
   );
   const unfinishedByUser = db.prepare<[string, number], { n: number }>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE requested_by = ? AND status IN ${activeStatuses} LIMIT ?)`,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE requested_by = ? AND status IN ${activeStatuses} LIMIT +?)`,
   );
 
   const claimInside = prepareTurnClaim(context);
@@ -135,20 +136,23 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       }
       insertConversation.run({ ...turn, id, now: at });
       const inserted = insertTurn.run({ ...turn, conversationId: id, now: at });
-      const row = inserted.changes === 0 ? byTrigger.get(turn.triggerKey) : byId.get(turn.turnId);
-      if (!row) throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
-      if (inserted.changes === 0) return { type: 'duplicate', turn: toTurn(row) };
+      if (inserted.changes === 0) {
+        const existing = byTrigger.get(turn.triggerKey);
+        if (!existing) throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
+        return { type: 'duplicate', turn: toTurn(existing) };
+      }
       const conversation = selectConversation.get(id);
       if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
       // Starting right away in the same commit saves a transaction on the hot path; a busy conversation
-      // leaves the turn queued for the scheduler.
+      // leaves the turn queued for the scheduler. The claim reads the new row, so it is read once.
       const started = lease ? claimInside(turn.turnId, lease) : undefined;
-      return {
-        type: 'enqueued',
-        turn: started?.type === 'claimed' ? started.turn : toTurn(row),
-        conversation: toConversation(conversation),
-        claim: started?.type === 'claimed' ? started : undefined,
-      };
+      const record = toConversation(conversation);
+      if (started?.type === 'claimed') {
+        const claim = { ...started, conversation: record };
+        return { type: 'enqueued', turn: started.turn, conversation: record, claim };
+      }
+      const queued = started?.turn ?? queuedTurn(byId.get(turn.turnId), turn.turnId);
+      return { type: 'enqueued', turn: queued, conversation: record, claim: undefined };
     },
   );
 
@@ -166,16 +170,10 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const complete = writeTransaction(
     db,
     (fence: Fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) => {
-      checkFence(fence);
-      const row = byId.get(fence.turnId) as TurnRow;
+      const { conversationId } = checkFence(fence);
       const at = now();
-      appendAnswer.run({
-        conversationId: row.conversation_id,
-        turnId: fence.turnId,
-        content: result.answer,
-        now: at,
-      });
-      saveKv.run({ kv: JSON.stringify(result.kv), conversationId: row.conversation_id });
+      appendAnswer.run({ conversationId, turnId: fence.turnId, content: result.answer, now: at });
+      saveKv.run({ kv: JSON.stringify(result.kv), conversationId });
       finish.run({ id: fence.turnId, status: 'completed', now: at, errorCode: null, errorMessage: null });
       writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
     },
@@ -261,4 +259,9 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       });
     },
   };
+}
+
+function queuedTurn(row: TurnRow | undefined, turnId: string): Turn {
+  if (!row) throw new Error(`turn ${turnId} vanished inside its own transaction`);
+  return toTurn(row);
 }
