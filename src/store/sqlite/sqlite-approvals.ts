@@ -12,18 +12,19 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
   const createInside = prepareApprovalCreate(context);
   const { byId, byCall, toApproval } = prepareApprovalRows(context);
   const decisions = prepareApprovalDecisions(context);
+  // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   const pendingAll = db.prepare<[number], ApprovalRow>(
-    'SELECT * FROM approvals WHERE resolved_at IS NULL ORDER BY created_at, rowid LIMIT ?',
+    'SELECT * FROM approvals WHERE resolved_at IS NULL ORDER BY created_at, rowid LIMIT +?',
   );
   const pendingInChannel = db.prepare<[string, number], ApprovalRow>(
     `SELECT a.* FROM approvals a JOIN conversations c ON c.id = a.conversation_id
-     WHERE a.resolved_at IS NULL AND c.channel_id = ? ORDER BY a.created_at, a.rowid LIMIT ?`,
+     WHERE a.resolved_at IS NULL AND c.channel_id = ? ORDER BY a.created_at, a.rowid LIMIT +?`,
   );
   const pendingInConversation = db.prepare<[string, number], ApprovalRow>(
-    'SELECT * FROM approvals WHERE resolved_at IS NULL AND conversation_id = ? ORDER BY created_at, rowid LIMIT ?',
+    'SELECT * FROM approvals WHERE resolved_at IS NULL AND conversation_id = ? ORDER BY created_at, rowid LIMIT +?',
   );
   const recent = db.prepare<[number], ApprovalRow>(
-    'SELECT * FROM approvals WHERE resolved_at IS NOT NULL ORDER BY resolved_at DESC LIMIT ?',
+    'SELECT * FROM approvals WHERE resolved_at IS NOT NULL ORDER BY resolved_at DESC LIMIT +?',
   );
   const forTurn = db.prepare<[string], ApprovalRow>(
     'SELECT * FROM approvals WHERE turn_id = ? ORDER BY created_at, rowid',

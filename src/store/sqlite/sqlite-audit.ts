@@ -8,6 +8,7 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
      VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
   );
+  // `LIMIT +@limit`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   const select = db.prepare<
     {
       approvalId: string | null;
@@ -23,7 +24,7 @@ export function createSqliteAudit({ db, now }: SqliteContext): AuditStore {
        AND (@approvalId IS NULL OR approval_id = @approvalId)
        AND (@conversationId IS NULL OR conversation_id = @conversationId)
        AND (@since IS NULL OR at >= @since)
-     ORDER BY id LIMIT @limit`,
+     ORDER BY id LIMIT +@limit`,
   );
   const record = writeTransaction(db, (event: NewAuditEvent) => {
     insert.run({

@@ -26,9 +26,10 @@ export function prepareInboundKeep(
 export function createSqliteInbound({ db, now }: SqliteContext): InboundStore {
   const insert = prepareInboundKeep(db);
   const remove = db.prepare('DELETE FROM inbound_messages WHERE key = ?');
+  // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   // The table holds only what is unsettled, so this reads pending work, never history.
   const unsettled = db.prepare<[number, number], InboundRow>(
-    'SELECT * FROM inbound_messages WHERE received_at < ? ORDER BY received_at, rowid LIMIT ?',
+    'SELECT * FROM inbound_messages WHERE received_at < ? ORDER BY received_at, rowid LIMIT +?',
   );
   const keep = writeTransaction(db, (message: NewInboundMessage) => insert(message, now()));
   const settle = writeTransaction(db, (key: string) => {

@@ -51,17 +51,18 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   const nextPending = db.prepare<[string, number], OutboxRow>(
     `SELECT * FROM outbox WHERE conversation_id = ? AND status = 'pending' AND id > ? ORDER BY id LIMIT 1`,
   );
+  // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   // Uses outbox_due: proportional to what is waiting, never to history.
   const due = db.prepare<[number, number, number], OutboxRow>(
     `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
        AND (claim_owner IS NULL OR claim_expires_at < ?)
-     ORDER BY next_attempt_at LIMIT ?`,
+     ORDER BY next_attempt_at LIMIT +?`,
   );
   // Only rows in flight match: a handful, whatever the history. Without the hint SQLite walks the
   // primary key for the ORDER BY, through every delivery ever made.
   const held = db.prepare<[number, number], OutboxRow>(
     `SELECT * FROM outbox INDEXED BY outbox_due WHERE status = 'pending' AND claim_owner IS NOT NULL AND claim_expires_at >= ?
-     ORDER BY id LIMIT ?`,
+     ORDER BY id LIMIT +?`,
   );
   const takeClaim = db.prepare(
     `UPDATE outbox SET claim_owner = @owner, claim_token = claim_token + 1, claim_expires_at = @expires,

@@ -88,9 +88,10 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
   ) => {
     tails.set(transcriptId, { rows, maxChars, fromStart, lastSeq });
   };
+  // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   // Newest first, a page at a time (messages_by_transcript): the read stops once it has enough.
   const newestPage = db.prepare<[string, number, number], MessageRow>(
-    'SELECT * FROM messages WHERE transcript_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    'SELECT * FROM messages WHERE transcript_id = ? AND seq < ? ORDER BY seq DESC LIMIT +?',
   );
   const insert = db.prepare(
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_calls_json, tool_call_id,
