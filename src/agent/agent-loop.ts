@@ -73,7 +73,7 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     parameters: tool.jsonSchema,
   }));
   const messageBudget =
-    run.contextTokens - estimateToolTokens(specs) - Math.ceil(run.systemPrompt.length / 3.5);
+    run.contextTokens - estimateToolTokens(run.tools) - Math.ceil(run.systemPrompt.length / 3.5);
   const history: ChatMessage[] = await deps.store.transcript.recent(run.transcriptId, {
     maxChars: Math.max(0, messageBudget) * 4,
   });

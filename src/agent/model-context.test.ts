@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from './chat-model.js';
-import { contextBudgetFor, estimateTokens, fitToBudget } from './model-context.js';
+import { contextBudgetFor, estimateTokens, estimateToolTokens, fitToBudget } from './model-context.js';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const answer = (content: string): ChatMessage => ({ role: 'assistant', content });
@@ -55,6 +55,29 @@ describe('fitToBudget', () => {
     const fitted = fitToBudget(history, 50);
     expect(fitted.messages.slice(1)).toEqual([calls('c1'), result('c1', 'y'.repeat(10_000))]);
     expect(fitted.dropped).toBe(1);
+  });
+});
+
+describe('estimateToolTokens', () => {
+  it('counts the specs as the request sends them, and the same again for the same tools', () => {
+    const tools = [
+      {
+        name: 'run_shell',
+        description: 'Runs a command.',
+        jsonSchema: { type: 'object', required: ['command'] },
+      },
+      { name: 'noop', description: 'Does nothing.', jsonSchema: { type: 'object' } },
+    ];
+    const sent = tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.jsonSchema,
+    }));
+    const expected = Math.ceil(JSON.stringify(sent).length / 3.5);
+    expect(estimateToolTokens(tools)).toBe(expected);
+    expect(estimateToolTokens(tools)).toBe(expected);
+    expect(estimateToolTokens([])).toBe(1);
+    expect(estimateToolTokens(tools.slice(1))).toBe(Math.ceil(JSON.stringify(sent.slice(1)).length / 3.5));
   });
 });
 

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolSpec } from './chat-model.js';
+import type { Tool } from './tool.js';
 
 /**
  * A conservative guess of a message's tokens: about 3.5 characters a token for English and JSON, plus
@@ -12,8 +13,26 @@ export function estimateTokens(message: ChatMessage): number {
   return Math.ceil(chars / 3.5) + 6;
 }
 
-export function estimateToolTokens(tools: readonly ToolSpec[]): number {
-  return Math.ceil(JSON.stringify(tools).length / 3.5);
+/**
+ * What a tool costs in every request: its spec, measured once per tool (a tool does not change, and each
+ * run of each turn would otherwise serialise every schema again to count it).
+ */
+const specLengths = new WeakMap<object, number>();
+
+export function estimateToolTokens(
+  tools: readonly Pick<Tool, 'name' | 'description' | 'jsonSchema'>[],
+): number {
+  let chars = 2 + Math.max(0, tools.length - 1);
+  for (const tool of tools) {
+    let length = specLengths.get(tool);
+    if (length === undefined) {
+      const spec: ToolSpec = { name: tool.name, description: tool.description, parameters: tool.jsonSchema };
+      length = JSON.stringify(spec).length;
+      specLengths.set(tool, length);
+    }
+    chars += length;
+  }
+  return Math.ceil(chars / 3.5);
 }
 
 export interface FittedContext {
