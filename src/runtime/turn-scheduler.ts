@@ -200,7 +200,7 @@ export class TurnScheduler {
     // A turn claimed by a click was `awaiting_approval` a moment ago; the observer wants to know that.
     const shown =
       claimed?.mode === 'resume' && turn ? { ...turn, status: 'awaiting_approval' as const } : turn;
-    if (shown) await this.#notify(() => observer.turnStarting(shown), logger);
+    if (shown) await this.#notify(() => observer.turnStarting(shown, claimed?.onDisk), logger);
     const outcome = claimed
       ? await runner.runClaimed(claimed, signal)
       : how === 'resume'

@@ -126,7 +126,7 @@ export function wireRuntime(
     runner,
     // Forwards to whatever `observe` set last, so the scheduler built now still reaches the adapter.
     observer: {
-      turnStarting: (turn) => currentObserver().turnStarting(turn),
+      turnStarting: (turn, onDisk) => currentObserver().turnStarting(turn, onDisk),
       deliveryFailed: (entry) => currentObserver().deliveryFailed(entry),
       turnSettled: async (outcome) => {
         // Whatever the turn's commit wrote to the outbox goes out now, not at the next sweep.

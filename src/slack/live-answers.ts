@@ -35,7 +35,8 @@ export const defaultShowAfterMs = 500;
 /** What people see of a turn still running, and what its answer replaces. */
 export interface LiveAnswers {
   /** A turn starts (or resumes) here: a message another process left open for it is closed first. */
-  starting(turn: Turn): void;
+  /** `onDisk`: nothing opens before the turn's claim is on disk (see `TurnObserver.turnStarting`). */
+  starting(turn: Turn, onDisk?: Promise<void>): void;
   progress(turn: Turn, event: TurnProgress): void;
   /** The turn stopped here without an end (shutdown, lost lease): what it showed is left for recovery. */
   abandon(turnId: string): void;
@@ -95,7 +96,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
   };
 
   return {
-    starting(turn) {
+    starting(turn, onDisk) {
       live.get(turn.id)?.cancel();
       const message = new LiveTurnMessage({
         turn,
@@ -104,7 +105,10 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
         slack,
         logger,
         record: (stored) => store.liveMessages.record(turn.id, { ...stored, owner: deps.owner() }),
-        before: () => closeAbandoned(turn.id),
+        before: async () => {
+          await onDisk;
+          await closeAbandoned(turn.id);
+        },
       });
       live.set(turn.id, message);
     },

@@ -100,8 +100,15 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
   return {
-    turnStarting: (turn) => {
-      deps.live?.starting(turn);
+    turnStarting: (turn, onDisk) => {
+      deps.live?.starting(turn, onDisk);
+      // Invariant 8: a claim handed over at its commit shows nothing until that commit is on disk.
+      const claimKept = onDisk
+        ? onDisk.then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(true);
       clearTimeout(running.get(turn.id)?.timer);
       clearInterval(running.get(turn.id)?.refresh);
       const state: RunningTurn = {
@@ -119,7 +126,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         state.statusUnsent += 1;
         void later(turn.conversationId, async () => {
           try {
-            if (await stillWorking())
+            if ((await claimKept) && (await stillWorking()))
               await assistantStatus(threadAt(turn.conversationId), assistantStatusText('working'));
           } finally {
             state.statusUnsent -= 1;
@@ -135,7 +142,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         }
         state.shown = true;
         void later(turn.conversationId, async () => {
-          await react(threadAt(turn.conversationId), turn, statusReactions.working, []);
+          if (await claimKept) await react(threadAt(turn.conversationId), turn, statusReactions.working, []);
         });
       };
       // In an assistant thread the status line is the conversation's own "thinking…": shown at once.

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
+import { holdWalSyncs } from '../../support/hold-wal-syncs.js';
 import {
   channel,
   countingShellTool,
@@ -74,6 +75,33 @@ describe('the assistant status line', () => {
 
     // The answer is a reply in the thread, which clears the line on Slack's side: no call is spent on it.
     expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('');
+  });
+
+  it("shows a resumed turn working only once the click's decision is on disk", async () => {
+    const slack = await commandNeedingApprovalInDirectMessages();
+    const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
+    const card = await waitForCard(slack.api, ts);
+    await slack.settle();
+    const working = () =>
+      slack.api
+        .succeeded('assistant.threads.setStatus')
+        .filter((call) => call.params.status === 'is working on it…').length;
+    const before = working();
+    const syncs = holdWalSyncs();
+
+    const clicked = slack.click('allow', card);
+    // The resumed turn reads and plans while the decision's commit is synced...
+    await slack.waitForLog((entry) => entry.msg === 'turn claimed' && entry.mode === 'resume');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // ...but a crash now would lose the decision: the thread must not say the work goes on.
+    expect(syncs.held.length).toBeGreaterThan(0);
+    expect(working()).toBe(before);
+
+    syncs.spy.mockRestore();
+    syncs.release();
+    await clicked;
+    await answered(slack);
+    expect(working()).toBeGreaterThan(before);
   });
 
   it('says it waits for an approval once the card shows, even when the card is posted late', async () => {
