@@ -1,4 +1,3 @@
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { interruptedResult } from '../agent/tool-runtime.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
@@ -10,6 +9,7 @@ import type { Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
+import { ThreadLanes } from './thread-lanes.js';
 import { assistantStatusText, completedEnding, statusReactions, type TurnEnding } from './turn-status.js';
 
 export { statusReactions } from './turn-status.js';
@@ -43,22 +43,7 @@ export const defaultStatusRefreshMs = 90_000;
  */
 export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserver {
   const { slack, store, logger } = deps;
-  // Status never holds up a turn: each update is queued in its thread's lane (so they land in order)
-  // and sent beside the turns, never inside their slots.
-  const lanes = new Map<string, Promise<void>>();
-  const slots = new PQueue({ concurrency: 64 });
-  const later = (conversationId: string, work: () => Promise<void>): Promise<void> => {
-    const lane = (lanes.get(conversationId) ?? Promise.resolve())
-      .then(() => slots.add(work))
-      .catch((error: unknown) =>
-        logger.debug({ err: error, conversationId }, 'could not update the thread status'),
-      );
-    lanes.set(conversationId, lane);
-    void lane.finally(() => {
-      if (lanes.get(conversationId) === lane) lanes.delete(conversationId);
-    });
-    return Promise.resolve();
-  };
+  const lanes = new ThreadLanes(logger);
 
   const threadAt = (conversationId: string): ThreadKey => {
     const thread = threadOf(conversationId);
@@ -124,14 +109,18 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       const sendWorking = (stillWorking: () => Promise<boolean>) => {
         state.statusSends += 1;
         state.statusUnsent += 1;
-        void later(turn.conversationId, async () => {
-          try {
-            if ((await claimKept) && (await stillWorking()))
-              await assistantStatus(threadAt(turn.conversationId), assistantStatusText('working'));
-          } finally {
-            state.statusUnsent -= 1;
-          }
-        });
+        void lanes.add(
+          turn.conversationId,
+          async () => {
+            try {
+              if ((await claimKept) && (await stillWorking()))
+                await assistantStatus(threadAt(turn.conversationId), assistantStatusText('working'));
+            } finally {
+              state.statusUnsent -= 1;
+            }
+          },
+          claimKept,
+        );
       };
       const showWorking = () => {
         state.timer = undefined;
@@ -141,9 +130,14 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
           return;
         }
         state.shown = true;
-        void later(turn.conversationId, async () => {
-          if (await claimKept) await react(threadAt(turn.conversationId), turn, statusReactions.working, []);
-        });
+        void lanes.add(
+          turn.conversationId,
+          async () => {
+            if (await claimKept)
+              await react(threadAt(turn.conversationId), turn, statusReactions.working, []);
+          },
+          claimKept,
+        );
       };
       // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
       sendWorking(async () => true);
@@ -162,7 +156,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       state.refresh.unref();
       // A decision resumed it: the hand goes at once, whatever happens next.
       if (turn.status !== 'awaiting_approval') return Promise.resolve();
-      return later(turn.conversationId, async () => {
+      return lanes.add(turn.conversationId, async () => {
         await react(threadAt(turn.conversationId), turn, undefined, [statusReactions.awaiting]);
       });
     },
@@ -181,17 +175,17 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       running.delete(outcome.turn.id);
       clearTimeout(state?.timer);
       clearInterval(state?.refresh);
-      return later(outcome.turn.conversationId, () =>
+      return lanes.add(outcome.turn.conversationId, () =>
         settled(outcome, state?.shown ?? false, state !== undefined && answerClearsStatus(state)),
       );
     },
 
-    deliveryFailed: (entry) => later(entry.conversationId, () => deliveryFailed(entry)),
+    deliveryFailed: (entry) => lanes.add(entry.conversationId, () => deliveryFailed(entry)),
 
     delivered: (entry) => {
       const { turnId } = entry;
       if (entry.message.type !== 'approval-card' || turnId === null) return;
-      void later(entry.conversationId, async () => {
+      void lanes.add(entry.conversationId, async () => {
         // Slack clears the line when the app replies in the thread, the card included: it is set after.
         // Only while people are still asked: a decision may have come before the card's turn here.
         const turn = await store.turns.get(turnId);
@@ -203,7 +197,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     },
 
     async idle() {
-      while (lanes.size > 0) await Promise.all([...lanes.values()]);
+      await lanes.idle();
       await deps.live?.idle();
     },
   };
