@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DecisionInput, ResolveOptions, ResolveResult } from '../store.js';
 import { createApproval, day, type newApproval, startTurn } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
@@ -236,47 +237,28 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
 
     it('returns each request as a read of it then finds it', async () => {
       const { store, clock, create } = await setup();
-      const stored = (requestId: string) => store.approvals.get(requestId);
+      type More = Partial<DecisionInput> & ResolveOptions;
+      const decide = (requestId: string, decidedBy: string, { card, ...more }: More = {}) =>
+        store.approvals.resolve({ requestId, decision: 'allowed', decidedBy, ...more }, { card });
+      const expectAsStored = async (result: ResolveResult) => {
+        if (!('approval' in result)) throw new Error(`no request in ${result.type}`);
+        expect(result.approval).toEqual(await store.approvals.get(result.approval.requestId));
+        return result.approval;
+      };
       const quorum = await create('call_1', { createdAt: clock.now(), requiredApprovals: 2 });
-      expect(quorum).toEqual(await stored(quorum.requestId));
+      expect(quorum).toEqual(await store.approvals.get(quorum.requestId));
       const card = { channel: 'CCARDS', ts: '1700000000.000100' };
       clock.advance(1_000);
-      const vote = await store.approvals.resolve(
-        { requestId: quorum.requestId, decision: 'allowed', decidedBy: 'UA' },
-        { card },
-      );
-      expect(vote).toMatchObject({ type: 'vote-recorded' });
-      if (vote.type !== 'vote-recorded') return;
-      expect(vote.approval).toEqual(await stored(quorum.requestId));
-      expect(vote.approval.cards).toEqual([card]);
+      expect((await expectAsStored(await decide(quorum.requestId, 'UA', { card }))).cards).toEqual([card]);
       clock.advance(1_000);
-      const quorumMet = await store.approvals.resolve({
-        requestId: quorum.requestId,
-        decision: 'allowed',
-        decidedBy: 'UB',
-        always: true,
-      });
-      expect(quorumMet.type === 'decided' && quorumMet.approval).toEqual(await stored(quorum.requestId));
-
-      const single = await create('call_2');
-      const allowed = await store.approvals.resolve({
-        requestId: single.requestId,
-        decision: 'allowed',
-        decidedBy: 'UA',
-      });
-      expect(allowed.type === 'decided' && allowed.approval).toEqual(await stored(single.requestId));
+      await expectAsStored(await decide(quorum.requestId, 'UB', { always: true }));
+      await expectAsStored(await decide((await create('call_2')).requestId, 'UA'));
       const second = await create('call_3', { createdAt: clock.now(), requiredApprovals: 2 });
-      await store.approvals.resolve({ requestId: second.requestId, decision: 'allowed', decidedBy: 'UA' });
-      const refused = await store.approvals.resolve({
-        requestId: second.requestId,
-        decision: 'denied',
-        decidedBy: 'UB',
-        reason: 'not during the freeze',
-      });
-      expect(refused.type === 'decided' && refused.approval).toEqual(await stored(second.requestId));
-      expect(refused).toMatchObject({
-        approval: { approvedBy: ['UA'], decisionReason: 'not during the freeze' },
-      });
+      await decide(second.requestId, 'UA');
+      const refused = await expectAsStored(
+        await decide(second.requestId, 'UB', { decision: 'denied', reason: 'not during the freeze' }),
+      );
+      expect(refused).toMatchObject({ approvedBy: ['UA'], decisionReason: 'not during the freeze' });
     });
 
     it('keeps the turn waiting while a sibling approval is pending', async () => {
