@@ -170,10 +170,16 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const complete = writeTransaction(
     db,
     (fence: Fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) => {
-      const { conversationId } = checkFence(fence);
+      // The fence check returns the turn's conversation, so completing reads no other row.
+      const holder = checkFence(fence);
       const at = now();
-      appendAnswer.run({ conversationId, turnId: fence.turnId, content: result.answer, now: at });
-      saveKv.run({ kv: JSON.stringify(result.kv), conversationId });
+      appendAnswer.run({
+        conversationId: holder.conversationId,
+        turnId: fence.turnId,
+        content: result.answer,
+        now: at,
+      });
+      saveKv.run({ kv: JSON.stringify(result.kv), conversationId: holder.conversationId });
       finish.run({ id: fence.turnId, status: 'completed', now: at, errorCode: null, errorMessage: null });
       writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
     },
