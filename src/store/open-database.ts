@@ -34,7 +34,7 @@ export interface OpenDatabaseOptions {
 export const newFilePageSize = 1024;
 
 /** Well above what a busy bot writes between two checkpoints (a few MiB), so steady work never trims it. */
-export const walSizeLimitBytes = 64 * 1024 * 1024;
+const walSizeLimitBytes = 64 * 1024 * 1024;
 
 /**
  * Opens (creating if needed) holdfast's SQLite file, sets pragmas explicitly on every open and migrates
