@@ -19,8 +19,11 @@ export interface DeliveryPort {
 }
 
 export type DeliveryDisposition =
-  /** Try again later; `afterMs` is what the other side asked for (Retry-After), if anything. */
-  | { readonly type: 'retry'; readonly afterMs?: number }
+  /**
+   * Try again later; `afterMs` is what the other side asked for (Retry-After), if anything. `limited`:
+   * the other side only asked to wait (a rate limit), which is no failure of the row's own.
+   */
+  | { readonly type: 'retry'; readonly afterMs?: number; readonly limited?: boolean }
   /** It will never work as things stand (`not_in_channel`, `is_archived`): stop and tell a person. */
   | { readonly type: 'undeliverable' };
 

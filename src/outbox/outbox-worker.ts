@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ClaimToken, CompletedDelivery, Lease, Store } from '../store/store.js';
 import { claimStep } from './claim-step.js';
 import type { DeliveryPort } from './delivery-port.js';
+import { cardRequestOf, laneOf, type OutboxLane } from './outbox-lanes.js';
 import type { DeliveryProgress, OutboxEntry, SentPart } from './outbox-message.js';
 import { defaultBackoffMs, type RetryPolicy, reasonOf, retryPlan } from './retry-plan.js';
 import { undeliverableNotice } from './undeliverable-notice.js';
@@ -39,13 +40,11 @@ export class OutboxWorker {
   readonly #now: () => number;
   /** Conversations being drained, and whether another kick arrived meanwhile. */
   readonly #draining = new Map<string, { again: boolean }>();
-  readonly #wakeups = new Map<string, NodeJS.Timeout>();
+  readonly #wakeups = new Map<string, { readonly at: number; readonly timer: NodeJS.Timeout }>();
   /** Rows whose last attempt here ended without a recorded outcome: their claim must not be reused. */
   readonly #unsettled = new Set<number>();
   /** Delivered rows whose completion rides along in a coming commit, by row id. */
   readonly #recording = new Map<number, { readonly entry: OutboxEntry; readonly done: Promise<void> }>();
-  /** Per conversation, the newest row delivered but not recorded yet: draining carries on after it. */
-  readonly #deliveredUpTo = new Map<string, number>();
   #stopped = false;
 
   constructor(options: OutboxWorkerOptions) {
@@ -118,7 +117,6 @@ export class OutboxWorker {
    */
   #record(entry: OutboxEntry, delivery: CompletedDelivery): void {
     const { store, logger } = this.#options;
-    this.#deliveredUpTo.set(entry.conversationId, entry.id);
     const done = store.outbox.completeSoon(delivery).then(
       (recorded) => {
         if (!recorded)
@@ -132,8 +130,6 @@ export class OutboxWorker {
     );
     const settled = done.finally(() => {
       this.#recording.delete(entry.id);
-      if (this.#deliveredUpTo.get(entry.conversationId) === entry.id)
-        this.#deliveredUpTo.delete(entry.conversationId);
     });
     this.#recording.set(entry.id, { entry, done: settled });
   }
@@ -151,7 +147,7 @@ export class OutboxWorker {
   /** Stops taking rows; sends in flight finish (within `graceMs`) so nothing is left in doubt. */
   async stop(graceMs: number): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#wakeups.values()) clearTimeout(timer);
+    for (const { timer } of this.#wakeups.values()) clearTimeout(timer);
     this.#wakeups.clear();
     this.#queue.clear();
     let timer: NodeJS.Timeout | undefined;
@@ -165,24 +161,62 @@ export class OutboxWorker {
     clearTimeout(timer);
   }
 
+  /**
+   * Sends what is due in one conversation, lane by lane (see `laneOf`): rows of a lane go in order, one
+   * at a time, and a row that must wait (Slack asked it to, or it failed and retries later) holds back only
+   * the rows behind it in its own lane. A rewrite of a request's cards also waits for those cards to be
+   * posted, so it reaches every one of them.
+   */
   async #drain(conversationId: string): Promise<void> {
     const { store, identity } = this.#options;
-    for (;;) {
+    const held = new Set<OutboxLane>();
+    /** Requests with a card or a DM copy not posted yet in this conversation. */
+    const cardsUnposted = new Set<string>();
+    let wake = Number.POSITIVE_INFINITY;
+    for (let after = 0; ; ) {
       if (this.#stopped) return;
-      const entry = await store.outbox.nextPending(conversationId, this.#deliveredUpTo.get(conversationId));
-      if (!entry) return;
+      const entry = await store.outbox.nextPending(conversationId, after);
+      if (!entry) break;
+      after = entry.id;
+      // Delivered here a moment ago: its completion rides in a coming commit.
+      if (this.#recording.has(entry.id)) continue;
+      const lane = laneOf(entry.message);
+      const card = cardRequestOf(entry.message);
+      const holdBack = () => {
+        held.add(lane);
+        if (card) cardsUnposted.add(card);
+      };
+      if (
+        held.has(lane) ||
+        (entry.message.type === 'card-update' && cardsUnposted.has(entry.message.requestId))
+      ) {
+        holdBack();
+        continue;
+      }
       const now = this.#now();
-      if (entry.nextAttemptAt > now) return this.#wakeAt(conversationId, entry.nextAttemptAt);
+      if (entry.nextAttemptAt > now) {
+        wake = Math.min(wake, entry.nextAttemptAt);
+        holdBack();
+        continue;
+      }
       const step = claimStep(entry, now, identity, this.#unsettled.has(entry.id));
-      if (step.type === 'wait') return this.#wakeAt(conversationId, step.at);
-      const held =
+      if (step.type === 'wait') {
+        wake = Math.min(wake, step.at);
+        holdBack();
+        continue;
+      }
+      const claimed =
         step.type === 'held'
           ? entry
           : await store.outbox.claim(entry.id, this.lease, { takeOverFrom: step.takeOverFrom });
-      if (!held) return;
-      this.#unsettled.delete(held.id);
-      if (!(await this.#deliver(held))) return;
+      if (claimed) {
+        this.#unsettled.delete(claimed.id);
+        // A row that did not reach an outcome has scheduled its own next attempt.
+        if (await this.#deliver(claimed)) continue;
+      }
+      holdBack();
     }
+    if (wake < Number.POSITIVE_INFINITY) this.#wakeAt(conversationId, wake);
   }
 
   /** True when the row reached an outcome and the conversation's next row may go. */
@@ -239,11 +273,17 @@ export class OutboxWorker {
         return true;
       }
       const nextAttemptAt = this.#now() + plan.waitMs;
-      logger.warn(
-        { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: plan.waitMs },
-        'delivery failed; retrying later',
-      );
-      const retry = { nextAttemptAt, error: reasonOf(error), inDoubt: plan.inDoubt };
+      if (plan.waited)
+        logger.info(
+          { outboxId: entry.id, key: entry.key, retryInMs: plan.waitMs },
+          'Slack asked to wait; delivering later',
+        );
+      else
+        logger.warn(
+          { err: error, outboxId: entry.id, key: entry.key, attempts, retryInMs: plan.waitMs },
+          'delivery failed; retrying later',
+        );
+      const retry = { nextAttemptAt, error: reasonOf(error), inDoubt: plan.inDoubt, waited: plan.waited };
       if (await store.outbox.retryLater(entry.id, token, retry)) {
         this.#wakeAt(entry.conversationId, nextAttemptAt);
       }
@@ -270,9 +310,12 @@ export class OutboxWorker {
     this.#options.onGiveUp?.(entry, reason);
   }
 
+  /** Kicks the conversation at `at`, or earlier if a wake-up is already set for sooner. */
   #wakeAt(conversationId: string, at: number): void {
     if (this.#stopped) return;
-    clearTimeout(this.#wakeups.get(conversationId));
+    const set = this.#wakeups.get(conversationId);
+    if (set && set.at <= at) return;
+    clearTimeout(set?.timer);
     const timer = setTimeout(
       () => {
         this.#wakeups.delete(conversationId);
@@ -281,6 +324,6 @@ export class OutboxWorker {
       Math.max(0, at - this.#now()),
     );
     timer.unref();
-    this.#wakeups.set(conversationId, timer);
+    this.#wakeups.set(conversationId, { at, timer });
   }
 }

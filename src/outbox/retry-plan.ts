@@ -13,14 +13,28 @@ export interface RetryPolicy {
 
 export type RetryPlan =
   | { readonly type: 'give-up'; readonly reason: string }
-  | { readonly type: 'retry'; readonly waitMs: number; readonly inDoubt: boolean };
+  | {
+      readonly type: 'retry';
+      readonly waitMs: number;
+      readonly inDoubt: boolean;
+      /** Only asked to wait (a rate limit): the attempt does not count towards giving up. */
+      readonly waited: boolean;
+    };
 
-/** What becomes of a row whose send failed on its `attempts`th attempt: another try later, or none. */
+/**
+ * What becomes of a row whose send failed on its `attempts`th attempt: another try later, or none.
+ * Invariant 8: a rate limit never ends a row, however long Slack asks it to wait; only a refusal that
+ * will not change (`not_in_channel`, `msg_too_long`) or failures that keep coming do.
+ */
 export function retryPlan(error: unknown, attempts: number, policy: RetryPolicy): RetryPlan {
   if (error instanceof DeliveryError && error.disposition.type === 'undeliverable') {
     return { type: 'give-up', reason: error.reason };
   }
-  if (attempts >= (policy.maxAttempts ?? 20)) {
+  const waited =
+    error instanceof DeliveryError &&
+    error.disposition.type === 'retry' &&
+    error.disposition.limited === true;
+  if (!waited && attempts >= (policy.maxAttempts ?? 20)) {
     return { type: 'give-up', reason: `gave up after ${attempts} attempts: ${reasonOf(error)}` };
   }
   const waitMs =
@@ -31,7 +45,7 @@ export function retryPlan(error: unknown, attempts: number, policy: RetryPolicy)
       : (policy.backoffMs ?? defaultBackoffMs)(attempts);
   // A part that may have landed keeps the row in doubt: the next attempt looks before it posts.
   const inDoubt = error instanceof DeliveryError ? error.mayHaveLanded : true;
-  return { type: 'retry', waitMs, inDoubt };
+  return { type: 'retry', waitMs, inDoubt, waited };
 }
 
 /** A failure in a few words, for the row and the people told about it. */

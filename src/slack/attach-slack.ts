@@ -44,6 +44,8 @@ export interface AttachSlackOptions {
   readonly statusRefreshMs?: number;
   /** Answers shown as they are written; shared with delivery, whose answers replace them. */
   readonly live?: LiveAnswers;
+  /** The thread status's ports (see `SlackPorts.status`); `slack` for both when absent. */
+  readonly status?: { readonly optional: SlackPort; readonly certain: SlackPort };
   /** The clock grants expire by. */
   readonly now?: () => number;
 }
@@ -104,7 +106,8 @@ export function attachSlack(options: AttachSlackOptions): void {
   });
   runtime.observe(
     createSlackTurnObserver({
-      slack,
+      slack: options.status?.optional ?? slack,
+      certain: options.status?.certain ?? slack,
       store: runtime.store,
       logger,
       workingAfterMs: options.workingAfterMs,

@@ -7,7 +7,13 @@ import { LiveTurnMessage, type LiveTurnTiming } from './live-turn-message.js';
 import type { SlackPort } from './slack-port.js';
 
 export interface LiveAnswersDeps {
+  /** Previews: opened and updated only while Slack has budget to spare (see `CallPriority`). */
   readonly slack: SlackPort;
+  /**
+   * Closing what opened: a stream that opened is always stopped, waiting out Slack's limits. `slack` when
+   * absent.
+   */
+  readonly certain?: SlackPort;
   readonly store: Store;
   readonly logger: Logger;
   /** This process, as written on the live messages it opens. */
@@ -30,7 +36,12 @@ export interface LiveAnswersDeps {
   readonly updateIntervalMs?: number;
 }
 
-export const defaultShowAfterMs = 500;
+/**
+ * A preview costs a stream's opening and closing (`chat.startStream` and `chat.stopStream`, Tier 2: about
+ * twenty a minute per workspace) besides the answer: it pays for a turn that runs a while (a tool call, a
+ * long answer), not for the many that answer within a few seconds.
+ */
+export const defaultShowAfterMs = 4_000;
 
 /** What people see of a turn still running, and what its answer replaces. */
 export interface LiveAnswers {
@@ -56,6 +67,7 @@ export const interruptedNote =
 
 export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
   const { store, logger, slack } = deps;
+  const certain = deps.certain ?? slack;
   const timing: LiveTurnTiming = {
     now: deps.now ?? Date.now,
     showAfterMs: deps.showAfterMs ?? defaultShowAfterMs,
@@ -84,10 +96,10 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
   ): Promise<void> => {
     const chunks = note ? [{ type: 'markdown_text' as const, text: `\n\n${note}` }] : undefined;
     if (message.kind === 'stream') {
-      await slack.stopStream({ channel: message.channel, ts: message.ts, chunks });
+      await certain.stopStream({ channel: message.channel, ts: message.ts, chunks });
     } else if (note) {
       // A message rewritten by a process that is gone: what it showed is not known here, only that it stopped.
-      await slack.updateMessage({
+      await certain.updateMessage({
         channel: message.channel,
         ts: message.ts,
         text: shown ? `${shown}\n\n${note}` : note,

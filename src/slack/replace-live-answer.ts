@@ -28,10 +28,23 @@ export function createReplaceLiveAnswer(deps: ReplaceLiveAnswerDeps) {
     const live = await deps.live?.takeOver(turnId);
     if (!live) return undefined;
     if (live.kind === 'stream') {
-      // Already stopped (a retry, or Slack timed it out) is the state wanted.
-      await slack.stopStream({ channel: live.channel, ts: live.ts }).catch((error: unknown) => {
-        deps.logger.debug({ err: error, turnId }, 'could not stop the stream; rewriting it anyway');
-      });
+      // An answer never lands beside an open preview: the stream is stopped first, however long Slack
+      // asks that to wait (the row waits with it). One that is no longer streaming (stopped by an earlier
+      // attempt, or timed out by Slack) is the state wanted.
+      try {
+        await slackCall('chat.stopStream', () => slack.stopStream({ channel: live.channel, ts: live.ts }));
+      } catch (error) {
+        // Slack asked to wait, or did not answer: stopping is tried again. A refusal means it is not streaming.
+        if (
+          error instanceof DeliveryError &&
+          error.disposition.type === 'retry' &&
+          (error.disposition.limited === true || error.mayHaveLanded)
+        )
+          throw error;
+        deps.logger.debug({ err: error, turnId }, 'the stream was not streaming; rewriting it');
+      }
+      // Stopped: a retry of the rewrite does not stop it again.
+      await store.liveMessages.record(turnId, { ...live, kind: 'message' });
     }
     try {
       await slackCall('chat.update', () =>

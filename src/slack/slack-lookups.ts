@@ -15,6 +15,15 @@ export interface SlackLookups {
   readonly groups: SharedLookup<readonly string[]>;
   readonly directChannels: SharedLookup<string>;
   readonly permalinks: SharedLookup<string>;
+  /**
+   * What Slack refused for good, once for every port: methods the token cannot call at all
+   * (`agents.sessions.setStatus` for an app not declared an agent), and the channels where one method
+   * is refused (`assistant.threads.setStatus` outside assistant-capable conversations), as `method channel`.
+   */
+  readonly refused: {
+    readonly methods: Set<string>;
+    readonly inChannels: LRUCache<string, true>;
+  };
 }
 
 export function createSlackLookups(options: { readonly cacheTtlMs?: number } = {}): SlackLookups {
@@ -25,6 +34,7 @@ export function createSlackLookups(options: { readonly cacheTtlMs?: number } = {
     groups: sharedLookup({ max: 500, ttl }),
     directChannels: sharedLookup({ max: 5_000 }),
     permalinks: sharedLookup({ max: 5_000 }),
+    refused: { methods: new Set(), inChannels: new LRUCache({ max: 5_000 }) },
   };
 }
 

@@ -26,6 +26,13 @@ export interface SlackPort {
   conversationMembers(channelId: string): Promise<ConversationMembers>;
   /** For assistant threads; a no-op where the workspace does not support it. */
   setAssistantStatus(target: { channel: string; threadTs: string; status: string }): Promise<void>;
+  /**
+   * The thread's agent session status (`agents.sessions.setStatus`): `processing` shows Slack's working
+   * indicator and its stop button, `suspended` that it waits for a person, `active` that the answer is
+   * in, `closed` that it was stopped. Where the app has no agent sessions, the assistant status line stands
+   * in for it (cleared for `active` and `closed`). Fails as Slack failed it (a 429 included).
+   */
+  setSessionStatus(target: { channel: string; threadTs: string; status: SessionStatus }): Promise<void>;
   permalink(channel: string, ts: string): Promise<string | undefined>;
   /**
    * Looks for a message holdfast posted with `deliveryKey` (carried in its metadata), in a thread or,
@@ -65,6 +72,8 @@ export interface SlackPort {
   appendStream(target: { channel: string; ts: string; chunks: readonly StreamChunk[] }): Promise<void>;
   stopStream(target: { channel: string; ts: string; chunks?: readonly StreamChunk[] }): Promise<void>;
 }
+
+export type SessionStatus = 'processing' | 'suspended' | 'active' | 'closed';
 
 export interface ThreadMessage {
   readonly ts: string;

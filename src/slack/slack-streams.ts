@@ -6,7 +6,12 @@ import type { SlackPort, StreamChunk } from './slack-port.js';
 /** What `createSlackWebApi` shares with these calls: its client, error mapping and redaction. */
 export interface SlackStreamsDeps {
   readonly client: WebClient;
-  readonly call: <Result>(method: string, work: () => Promise<Result>) => Promise<Result>;
+  readonly call: <Result>(
+    method: string,
+    work: () => Promise<Result>,
+    patienceMs?: number,
+    scope?: { readonly alsoSpare?: readonly string[] },
+  ) => Promise<Result>;
   readonly redact: (text: string) => string;
   readonly blocks: (value: readonly KnownBlock[] | undefined) => KnownBlock[] | undefined;
 }
@@ -48,14 +53,19 @@ export function createSlackStreams({ client, call, redact, blocks }: SlackStream
   };
   return {
     async startStream(stream) {
-      const result = await call('chat.startStream', () =>
-        client.chat.startStream({
-          channel: stream.channel,
-          thread_ts: stream.threadTs,
-          recipient_user_id: stream.recipientUserId,
-          recipient_team_id: stream.recipientTeamId,
-          chunks: stream.chunks.map(redactChunk),
-        }),
+      const result = await call(
+        'chat.startStream',
+        () =>
+          client.chat.startStream({
+            channel: stream.channel,
+            thread_ts: stream.threadTs,
+            recipient_user_id: stream.recipientUserId,
+            recipient_team_id: stream.recipientTeamId,
+            chunks: stream.chunks.map(redactChunk),
+          }),
+        undefined,
+        // A stream that opens must be closed: it opens only when stopping it is affordable too.
+        { alsoSpare: ['chat.stopStream'] },
       );
       const started = tsResponse.parse(result);
       return { ts: started.ts, channel: started.channel ?? stream.channel };

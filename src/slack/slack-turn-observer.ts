@@ -2,32 +2,34 @@ import type { Logger } from 'pino';
 import { interruptedResult } from '../agent/tool-runtime.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
 import { policyDenialLead } from '../approvals/permission-manager.js';
-import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
-import { type ThreadKey, threadOf } from '../store/conversation-id.js';
+import { threadOf } from '../store/conversation-id.js';
 import type { Turn } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
-import { ThreadLanes } from './thread-lanes.js';
-import { assistantStatusText, completedEnding, statusReactions, type TurnEnding } from './turn-status.js';
+import { ThreadDecor } from './thread-decor.js';
+import { completedEnding, type TurnEnding } from './turn-status.js';
 
 export { statusReactions } from './turn-status.js';
 
 export interface SlackTurnObserverDeps {
+  /** Calls that are only nice to have (a working status, an hourglass): dropped when Slack is short. */
   readonly slack: SlackPort;
+  /** Calls that end a turn's status (its final reaction and session status): they wait out limits. */
+  readonly certain?: SlackPort;
   readonly store: Store;
   readonly logger: Logger;
   /**
    * A turn shows it is working only once it has run this long: most answer within a second or two, and
-   * for them an hourglass that appears and vanishes is noise (and two Slack calls each).
+   * for them a status that appears and vanishes is noise, and calls out of a budget Slack keeps small.
    */
   readonly workingAfterMs?: number;
-  /** True while the process is behind: the hourglass (two Slack calls) waits, the answer does not. */
+  /** True while the process is behind: the working status waits, the answer does not. */
   readonly busy?: () => boolean;
   /**
-   * How often the status line is sent again while a turn works: Slack drops it after two minutes with no
-   * message in the thread, and a long command would otherwise look finished.
+   * How often a working turn's status is sent again: the assistant status line (where the app has no
+   * agent sessions) lapses after two minutes with no message in the thread.
    */
   readonly statusRefreshMs?: number;
   /** The answer as it is written and the turn's tool calls, shown live; none when absent. */
@@ -37,91 +39,61 @@ export interface SlackTurnObserverDeps {
 export const defaultWorkingAfterMs = 1_500;
 export const defaultStatusRefreshMs = 90_000;
 
+/** Stopping a turn fails it with this code (see `TurnStoppedError`). */
+const stoppedCode = 'turn_stopped';
+
 /**
- * The thread's status while a turn runs: reactions and the assistant status line. Cards, answers and
- * notices are not here: they go through the outbox, which posts each of them once.
+ * The thread's status while a turn runs: the reaction on the message that asked, and the agent session
+ * status (Slack's working indicator and stop button). Cards, answers and notices are not here: they go
+ * through the outbox, which posts each of them once.
+ *
+ * The Slack call budget of a turn (see the README, "Slack's rate limits"): a turn answered within
+ * `workingAfterMs` costs one reaction and its answer; a slower one adds a session status while it works
+ * and the one that ends it; one that waits on people adds a bell while Slack has budget to spare. What only
+ * shows a passing state is sent while its method has budget to spare; what ends a turn is always sent.
  */
 export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserver {
-  const { slack, store, logger } = deps;
-  const lanes = new ThreadLanes(logger);
+  const { store, logger } = deps;
+  const decor = new ThreadDecor({ optional: deps.slack, certain: deps.certain ?? deps.slack, logger });
 
-  const threadAt = (conversationId: string): ThreadKey => {
-    const thread = threadOf(conversationId);
-    if (!thread) throw new Error(`${conversationId} names no Slack thread`);
-    return thread;
-  };
-
-  // Status is decoration: a failed reaction never affects the turn.
-  const react = async (thread: ThreadKey, turn: Turn, add: string | undefined, remove: string[]) => {
-    for (const name of remove) {
-      await slack
-        .removeReaction({ channel: thread.channelId, ts: turn.triggerTs, name })
-        .catch((error: unknown) => {
-          logger.debug({ err: error, name }, 'could not remove status reaction');
-        });
-    }
-    if (add) {
-      await slack
-        .addReaction({ channel: thread.channelId, ts: turn.triggerTs, name: add })
-        .catch((error: unknown) => {
-          logger.debug({ err: error, name: add }, 'could not add status reaction');
-        });
-    }
-  };
-
-  // In channels as in DMs: Slack shows it in any thread the bot may write to (`chat:write`), and the
-  // port stops asking where it is refused.
-  const assistantStatus = async (thread: ThreadKey, status: string) => {
-    await slack.setAssistantStatus({
-      channel: thread.channelId,
-      threadTs: thread.threadTs,
-      status,
-    });
-  };
-
-  /** Turns running here: whether their hourglass shows yet, and what keeps their status line up. */
+  /** Turns running here, and what keeps their status current. */
   const running = new Map<string, RunningTurn>();
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
+  /** Follows the turn's message; false when its conversation names no Slack thread. */
+  const follow = (turn: Turn): boolean => {
+    const thread = threadOf(turn.conversationId);
+    if (!thread) return false;
+    decor.follow(
+      turn.id,
+      { thread, triggerTs: turn.triggerTs },
+      // Taken over waiting (after a restart, or from another process): its bell and its suspended
+      // session may be showing.
+      turn.status === 'awaiting_approval' ? { reactions: ['awaiting'], session: true } : {},
+    );
+    return true;
+  };
+
+  const stopTimers = (turnId: string) => {
+    const state = running.get(turnId);
+    clearTimeout(state?.timer);
+    clearInterval(state?.refresh);
+    running.delete(turnId);
+  };
+
   return {
     turnStarting: (turn, onDisk) => {
       deps.live?.starting(turn, onDisk);
+      stopTimers(turn.id);
+      if (!follow(turn)) return Promise.resolve();
       // Invariant 8: a claim handed over at its commit shows nothing until that commit is on disk.
-      const claimKept = onDisk
-        ? onDisk.then(
-            () => true,
-            () => false,
-          )
-        : Promise.resolve(true);
-      clearTimeout(running.get(turn.id)?.timer);
-      clearInterval(running.get(turn.id)?.refresh);
-      const state: RunningTurn = {
-        timer: undefined,
-        shown: false,
-        refresh: undefined,
-        statusSends: 0,
-        statusUnsent: 0,
-        answered: undefined,
-      };
+      const claimKept = onDisk ?? Promise.resolve();
+      const state: RunningTurn = { timer: undefined, refresh: undefined };
       running.set(turn.id, state);
-      /** Queues the working status line; `stillWorking` says whether it is still true when its turn comes. */
-      const sendWorking = (stillWorking: () => Promise<boolean>) => {
-        state.statusSends += 1;
-        state.statusUnsent += 1;
-        void lanes.add(
-          turn.conversationId,
-          async () => {
-            try {
-              if ((await claimKept) && (await stillWorking()))
-                await assistantStatus(threadAt(turn.conversationId), assistantStatusText('working'));
-            } finally {
-              state.statusUnsent -= 1;
-            }
-          },
-          claimKept,
-        );
-      };
+      // Resumed after a decision: it no longer waits on people.
+      if (turn.status === 'awaiting_approval')
+        decor.wish(turn.id, { reaction: 'none', certain: false }, claimKept);
       const showWorking = () => {
         state.timer = undefined;
         if (deps.busy?.()) {
@@ -129,75 +101,62 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
           state.timer.unref();
           return;
         }
-        state.shown = true;
-        void lanes.add(
-          turn.conversationId,
-          async () => {
-            if (await claimKept)
-              await react(threadAt(turn.conversationId), turn, statusReactions.working, []);
-          },
-          claimKept,
-        );
+        decor.wish(turn.id, { reaction: 'working', session: 'processing', certain: false }, claimKept);
+        state.refresh = setInterval(() => {
+          decor.wish(turn.id, { session: 'processing', certain: false, resend: true });
+        }, statusRefreshMs);
+        state.refresh.unref();
       };
-      // In an assistant thread the status line is the conversation's own "thinking…": shown at once.
-      sendWorking(async () => true);
-      if (workingAfterMs <= 0) showWorking();
-      else state.timer = setTimeout(showWorking, workingAfterMs);
-      state.timer?.unref();
-      state.refresh = setInterval(() => {
-        sendWorking(async () => {
-          // Only while it works: a turn another process took, or that ended unseen here, lets it lapse.
-          const now = await store.turns.get(turn.id);
-          if (running.get(turn.id) === state && now?.status === 'running') return true;
-          clearInterval(state.refresh);
-          return false;
-        });
-      }, statusRefreshMs);
-      state.refresh.unref();
-      // A decision resumed it: the hand goes at once, whatever happens next.
-      if (turn.status !== 'awaiting_approval') return Promise.resolve();
-      return lanes.add(turn.conversationId, async () => {
-        await react(threadAt(turn.conversationId), turn, undefined, [statusReactions.awaiting]);
-      });
+      state.timer = setTimeout(showWorking, workingAfterMs);
+      state.timer.unref();
+      return Promise.resolve();
     },
 
     turnProgress: (turn, event) => {
       deps.live?.progress(turn, event);
-      const state = running.get(turn.id);
-      if (event.type === 'answered' && state)
-        state.answered = { statusSends: state.statusSends, statusUnsent: state.statusUnsent };
     },
 
     turnSettled: (outcome: TurnOutcome) => {
       if (outcome.type === 'not-claimed') return Promise.resolve();
+      const { turn } = outcome;
+      stopTimers(turn.id);
       settleLive(outcome);
-      const state = running.get(outcome.turn.id);
-      running.delete(outcome.turn.id);
-      clearTimeout(state?.timer);
-      clearInterval(state?.refresh);
-      return lanes.add(outcome.turn.conversationId, () =>
-        settled(outcome, state?.shown ?? false, state !== undefined && answerClearsStatus(state)),
+      if (!follow(turn)) return Promise.resolve();
+      void settle(outcome).catch((error: unknown) =>
+        logger.debug({ err: error, turnId: turn.id }, 'could not settle the thread status'),
       );
+      return Promise.resolve();
     },
 
-    deliveryFailed: (entry) => lanes.add(entry.conversationId, () => deliveryFailed(entry)),
+    deliveryFailed: async (entry) => {
+      // The answer never reached the thread: the request message must not say it is done.
+      if (entry.message.type !== 'answer' || entry.turnId === null) return;
+      const turn = await store.turns.get(entry.turnId);
+      if (!turn || !follow(turn)) return;
+      decor.wish(turn.id, { reaction: 'failed', session: 'active', sessionWhen: 'if-shown', certain: true });
+      decor.forget(turn.id);
+    },
 
     delivered: (entry) => {
       const { turnId } = entry;
       if (entry.message.type !== 'approval-card' || turnId === null) return;
-      void lanes.add(entry.conversationId, async () => {
-        // Slack clears the line when the app replies in the thread, the card included: it is set after.
+      void (async () => {
         // Only while people are still asked: a decision may have come before the card's turn here.
         const turn = await store.turns.get(turnId);
-        if (turn?.status !== 'awaiting_approval') return;
+        if (turn?.status !== 'awaiting_approval' || !follow(turn)) return;
         const approvals = await store.approvals.forTurn(turnId);
         if (!approvals.some((approval) => approval.decision === null)) return;
-        await assistantStatus(threadAt(entry.conversationId), assistantStatusText('awaiting'));
-      });
+        // Slack's working indicator (and its stop button) must not stay up while people are asked; the
+        // bell on the message is only nice to have.
+        decor.wish(turnId, { session: 'suspended', certain: false, sessionWhen: 'certain-if-shown' });
+        decor.wish(turnId, { reaction: 'awaiting', certain: false });
+      })().catch((error: unknown) =>
+        logger.debug({ err: error, turnId }, 'could not show the card is waiting'),
+      );
     },
 
     async idle() {
-      await lanes.idle();
+      await decor.idle();
       await deps.live?.idle();
     },
   };
@@ -211,38 +170,38 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     else if (outcome.type !== 'completed') void live.close(turnId);
   }
 
-  async function settled(outcome: TurnOutcome, workingShown: boolean, answerClears: boolean): Promise<void> {
-    const working = workingShown ? [statusReactions.working] : [];
+  async function settle(outcome: Exclude<TurnOutcome, { type: 'not-claimed' }>): Promise<void> {
+    const { turn } = outcome;
     switch (outcome.type) {
-      case 'completed':
-        return ended(outcome.turn, await endingOf(outcome.turn), working, answerClears);
-      case 'awaiting-approval': {
-        // The status line says so once the card shows (see `delivered`): posting the card clears it.
-        await react(threadAt(outcome.turn.conversationId), outcome.turn, statusReactions.awaiting, working);
+      case 'completed': {
+        const ending = await endingOf(turn);
+        // The session goes back to idle only if it showed something: a quick answer never opened one.
+        decor.wish(turn.id, { reaction: ending, session: 'active', sessionWhen: 'if-shown', certain: true });
+        decor.forget(turn.id);
         return;
       }
-      case 'failed':
-        return ended(outcome.turn, 'failed', working);
-      case 'not-claimed':
+      case 'awaiting-approval':
+        // The working hourglass goes; the bell and the suspended session follow once the card shows.
+        if (decor.showing(turn.id, 'working')) decor.wish(turn.id, { reaction: 'none', certain: true });
         return;
-      case 'interrupted': {
+      case 'failed': {
+        const stopped = outcome.error.code === stoppedCode;
+        // A stopped turn closes its session (Slack's stop button included) even if it never showed one.
+        decor.wish(turn.id, {
+          reaction: 'failed',
+          session: stopped ? 'closed' : 'active',
+          sessionWhen: stopped ? undefined : 'if-shown',
+          certain: true,
+        });
+        decor.forget(turn.id);
+        return;
+      }
+      case 'interrupted':
         // Another process (or the next start) carries the turn on; this one's hourglass must not linger.
-        if (workingShown)
-          await react(threadAt(outcome.turn.conversationId), outcome.turn, undefined, working);
+        if (decor.showing(turn.id, 'working')) decor.wish(turn.id, { reaction: 'none', certain: false });
+        decor.forget(turn.id);
         return;
-      }
     }
-  }
-
-  async function ended(
-    turn: Turn,
-    ending: TurnEnding,
-    remove: string[],
-    answerClears = false,
-  ): Promise<void> {
-    const thread = threadAt(turn.conversationId);
-    await react(thread, turn, statusReactions[ending], remove);
-    if (!answerClears) await assistantStatus(thread, assistantStatusText(ending));
   }
 
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
@@ -257,38 +216,9 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       refusedCalls: results.filter((content) => content.startsWith(`Not run: ${policyDenialLead}`)).length,
     });
   }
-
-  async function deliveryFailed(entry: OutboxEntry): Promise<void> {
-    // The answer never reached the thread: the request message must not say it is done.
-    if (entry.message.type !== 'answer' || entry.turnId === null) return;
-    const turn = await store.turns.get(entry.turnId);
-    if (!turn) return;
-    const thread = threadAt(turn.conversationId);
-    await react(thread, turn, statusReactions.failed, [statusReactions[await endingOf(turn)]]);
-    // The reply that was to clear the status line never came.
-    await assistantStatus(thread, assistantStatusText('failed'));
-  }
 }
 
 interface RunningTurn {
   timer: NodeJS.Timeout | undefined;
-  shown: boolean;
   refresh: NodeJS.Timeout | undefined;
-  /** Working status lines queued for the turn so far, and how many of them Slack has not answered yet. */
-  statusSends: number;
-  statusUnsent: number;
-  /** The same two counts when the model gave its answer, which is committed and only then posted. */
-  answered: { readonly statusSends: number; readonly statusUnsent: number } | undefined;
-}
-
-/**
- * Slack clears the status line itself when the app replies in the thread, so the answer's post is the
- * clear, one call fewer per turn. That holds only if every working line had landed before the answer
- * could be posted: one still on its way, or sent after the answer, would show again with nothing to
- * clear it for two minutes. An answer that rewrites a live message posts nothing new; the delivery
- * clears the line then (see replace-live-answer.ts).
- */
-function answerClearsStatus(state: RunningTurn): boolean {
-  const { answered } = state;
-  return answered !== undefined && answered.statusUnsent === 0 && answered.statusSends === state.statusSends;
 }

@@ -1,15 +1,14 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
 import { createFindDelivery, deliveryEventType } from './find-delivery.js';
+import { type CallPriority, SlackRateLimits } from './rate-limits/index.js';
 import { SlackApiError } from './slack-errors.js';
 import { createSlackLookups, type SlackLookups } from './slack-lookups.js';
-import type { OutgoingMessage, SlackPort } from './slack-port.js';
-import { SlackRateLimits } from './slack-rate-limits.js';
+import type { OutgoingMessage, SessionStatus, SlackPort } from './slack-port.js';
 import { createSlackStreams } from './slack-streams.js';
 import { toSlackApiError } from './to-slack-api-error.js';
 
@@ -42,6 +41,17 @@ export interface SlackWebApiOptions {
    * Calls bound to a click's three-second trigger and the refreshed status line never wait.
    */
   readonly rateLimitPatienceMs?: number;
+  /**
+   * What this port's calls are worth when their method runs short (see `CallPriority`): `optional` for
+   * what is only nice to have (previews, progress, intermediate status and reactions).
+   */
+  readonly priority?: CallPriority;
+}
+
+/** Per-call details for the rate limits: the channel a per-channel limit counts, the calls committed to. */
+export interface CallScope {
+  readonly channel?: string;
+  readonly alsoSpare?: readonly string[];
 }
 
 /** The first call and up to three more after a 429, as the Web API client's own retries would. */
@@ -58,6 +68,9 @@ const userResponse = z.object({
 });
 const groupResponse = z.object({ users: z.array(z.string()) });
 const permalinkResponse = z.object({ permalink: z.string() });
+
+const assistantStatus = 'assistant.threads.setStatus';
+const agentSessionStatus = 'agents.sessions.setStatus';
 
 /** Reactions that are already there (or already gone) are the state we wanted, not a failure. */
 const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
@@ -79,7 +92,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   // secret it replaces could push a section past them and get the whole message refused.
   const redactWith = options.redact ?? redactKnownPatterns;
   const redact = (text: string) => redactWith(text, { compact: true });
-  const { names, groups, directChannels, permalinks } =
+  const { names, groups, directChannels, permalinks, refused } =
     options.lookups ?? createSlackLookups({ cacheTtlMs: options.cacheTtlMs });
   const lookUpName = async (userId: string) => {
     const { user } = userResponse.parse(await call('users.info', () => client.users.info({ user: userId })));
@@ -88,8 +101,6 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   // The status line is decoration: where Slack refuses it, it is not asked again. A token that lacks the
   // scope is refused everywhere; otherwise one conversation (a channel of a kind Slack does not allow it
   // in) is refused, and the others keep theirs.
-  let assistantStatusUnsupported = false;
-  const statusRefusedIn = new LRUCache<string, true>({ max: 5_000 });
 
   const rateLimits = options.rateLimits ?? new SlackRateLimits();
   const toError = (method: string) => (error: unknown) => {
@@ -101,13 +112,58 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     method: string,
     work: () => Promise<Result>,
     patienceMs = options.rateLimitPatienceMs ?? 0,
+    scope: CallScope = {},
   ): Promise<Result> =>
     rateLimits.run(method, work, {
       patienceMs,
-      attempts: rateLimitedAttempts,
+      // A call that waits a long time for what must arrive keeps trying for as long as it waits.
+      attempts: Math.max(rateLimitedAttempts, Math.ceil(patienceMs / 30_000)),
       toError: toError(method),
       onRetry: options.onRetry,
+      priority: options.priority,
+      ...scope,
     });
+
+  /**
+   * `limits`: a rate limit or a transient failure is the caller's to handle (the session status waits
+   * it out); otherwise, as for the legacy line, it is logged and dropped, since the line is sent again
+   * with what is true then.
+   */
+  const setAssistantStatus = async (
+    target: { channel: string; threadTs: string; status: string },
+    failures: 'drop' | 'throw' = 'drop',
+  ) => {
+    if (
+      refused.methods.has(assistantStatus) ||
+      refused.inChannels.has(`${assistantStatus} ${target.channel}`)
+    )
+      return;
+    try {
+      await call(
+        assistantStatus,
+        () =>
+          client.assistant.threads.setStatus({
+            channel_id: target.channel,
+            thread_ts: target.threadTs,
+            status: target.status,
+          }),
+        failures === 'drop' ? 0 : undefined,
+      );
+    } catch (error) {
+      if (error instanceof SlackApiError && tokenRefusals.has(error.slackError))
+        refused.methods.add(assistantStatus);
+      else if (error instanceof SlackApiError && error.refused && error.retryAfterMs === undefined)
+        refused.inChannels.set(`${assistantStatus} ${target.channel}`, true);
+      else if (failures === 'throw') throw error;
+      logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
+    }
+  };
+
+  const setSessionStatusFallback = (target: { channel: string; threadTs: string; status: SessionStatus }) =>
+    setAssistantStatus(
+      { channel: target.channel, threadTs: target.threadTs, status: assistantLineOf(target.status) },
+      'throw',
+    );
 
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;
@@ -120,18 +176,22 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
 
   return {
     async postMessage(message: OutgoingMessage) {
-      const result = await call('chat.postMessage', () =>
-        client.chat.postMessage({
-          channel: message.channel,
-          thread_ts: message.threadTs,
-          text: redact(message.text),
-          blocks: blocks(message.blocks),
-          unfurl_links: false,
-          unfurl_media: false,
-          metadata: message.deliveryKey
-            ? { event_type: deliveryEventType, event_payload: { key: message.deliveryKey } }
-            : undefined,
-        }),
+      const result = await call(
+        'chat.postMessage',
+        () =>
+          client.chat.postMessage({
+            channel: message.channel,
+            thread_ts: message.threadTs,
+            text: redact(message.text),
+            blocks: blocks(message.blocks),
+            unfurl_links: false,
+            unfurl_media: false,
+            metadata: message.deliveryKey
+              ? { event_type: deliveryEventType, event_payload: { key: message.deliveryKey } }
+              : undefined,
+          }),
+        undefined,
+        { channel: message.channel },
       );
       const posted = tsResponse.parse(result);
       return { ts: posted.ts, channel: posted.channel ?? message.channel };
@@ -163,8 +223,12 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
     },
     async addReaction(target) {
       await ignoring(harmlessReactionErrors, () =>
-        call('reactions.add', () =>
-          client.reactions.add({ channel: target.channel, timestamp: target.ts, name: target.name }),
+        call(
+          'reactions.add',
+          () => client.reactions.add({ channel: target.channel, timestamp: target.ts, name: target.name }),
+          undefined,
+          // A reaction that shows a passing state is added only where taking it off later is affordable.
+          { alsoSpare: ['reactions.remove'] },
         ),
       );
     },
@@ -207,27 +271,30 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       await call('views.push', () => client.views.push({ trigger_id: triggerId, view }), 0);
     },
     conversationMembers,
-    async setAssistantStatus(target) {
-      if (assistantStatusUnsupported || statusRefusedIn.has(target.channel)) return;
-      try {
-        // Never waits out a limit: the line is sent again while the turn runs, with what is true then.
-        await call(
-          'assistant.threads.setStatus',
-          () =>
-            client.assistant.threads.setStatus({
+    setAssistantStatus: (target) => setAssistantStatus(target),
+    async setSessionStatus(target) {
+      if (!refused.methods.has(agentSessionStatus)) {
+        try {
+          await call(agentSessionStatus, () =>
+            client.agents.sessions.setStatus({
               channel_id: target.channel,
               thread_ts: target.threadTs,
               status: target.status,
             }),
-          0,
-        );
-      } catch (error) {
-        if (error instanceof SlackApiError && tokenRefusals.has(error.slackError))
-          assistantStatusUnsupported = true;
-        else if (error instanceof SlackApiError && error.refused && error.retryAfterMs === undefined)
-          statusRefusedIn.set(target.channel, true);
-        logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
+          );
+          return;
+        } catch (error) {
+          if (!(error instanceof SlackApiError && agentSessionRefusals.has(error.slackError))) throw error;
+          // Said once in the log, whichever port learns it first.
+          if (refused.methods.has(agentSessionStatus)) return setSessionStatusFallback(target);
+          refused.methods.add(agentSessionStatus);
+          logger.info(
+            { slackError: error.slackError },
+            'Slack agent sessions are not available to this app; the thread shows its status with assistant.threads.setStatus instead',
+          );
+        }
       }
+      await setSessionStatusFallback(target);
     },
     findDelivery: createFindDelivery({ client, call }),
     async openDirectMessage(userId) {
@@ -257,6 +324,33 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       }
     },
   };
+}
+
+/**
+ * Refusals of `agents.sessions.setStatus` that mean the app has no agent sessions (not declared an agent,
+ * an older workspace): the thread status falls back to the assistant status line for good.
+ */
+const agentSessionRefusals = new Set([
+  'unknown_method',
+  'missing_scope',
+  'not_allowed_token_type',
+  'not_an_agent',
+  'app_not_agent',
+  'feature_not_enabled',
+  'method_deprecated',
+]);
+
+/** The assistant status line that stands for a session status where the app has no agent sessions. */
+function assistantLineOf(status: SessionStatus): string {
+  switch (status) {
+    case 'processing':
+      return 'is working on it…';
+    case 'suspended':
+      return 'is waiting for an approval…';
+    case 'active':
+    case 'closed':
+      return '';
+  }
 }
 
 async function ignoring(errors: ReadonlySet<string>, work: () => Promise<unknown>): Promise<void> {

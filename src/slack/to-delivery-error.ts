@@ -22,7 +22,7 @@ export function toDeliveryError(method: string, error: unknown): DeliveryError {
     if (error.retryAfterMs !== undefined) {
       return new DeliveryError(
         'ratelimited',
-        { type: 'retry', afterMs: error.retryAfterMs },
+        { type: 'retry', afterMs: error.retryAfterMs, limited: true },
         { cause: error, mayHaveLanded: !error.refused },
       );
     }

@@ -5,10 +5,10 @@ import type { Ops } from '../ops/create-ops.js';
 import type { DeliveryPort } from '../outbox/delivery-port.js';
 import type { Redact } from '../secrets/index.js';
 import { createLiveAnswers, type LiveAnswers } from '../slack/live-answers.js';
+import { type CallPriority, SlackRateLimits } from '../slack/rate-limits/index.js';
 import { createSlackDelivery } from '../slack/slack-delivery.js';
 import { createSlackLookups } from '../slack/slack-lookups.js';
 import type { SlackPort } from '../slack/slack-port.js';
-import { SlackRateLimits } from '../slack/slack-rate-limits.js';
 import { createSlackWebApi } from '../slack/slack-web-api.js';
 import type { Store } from '../store/index.js';
 import type { SlackConnection } from './connect-slack.js';
@@ -22,7 +22,15 @@ export interface SlackPorts {
   readonly live: LiveAnswers;
   /** What the outbox sends through (its client leaves retries to the outbox). */
   readonly delivery: DeliveryPort;
+  /**
+   * The thread status: what only shows a passing state (`optional`, dropped when its method is short of
+   * budget) and what ends it (`certain`, waiting out Slack's limits).
+   */
+  readonly status: { readonly optional: SlackPort; readonly certain: SlackPort };
 }
+
+/** How long a call that must land (a final status, closing a stream) waits out Slack's limits. */
+const certainPatienceMs = 10 * 60_000;
 
 /**
  * The Slack side of one process, one port per client of `connectSlack`. A person's name, a DM channel or
@@ -46,8 +54,14 @@ export function buildSlackPorts(deps: {
   const { connection, config, store, logger, redact, now } = deps;
   const lookups = createSlackLookups();
   const rateLimits = new SlackRateLimits();
-  const port = (client: SlackConnection['client'], component: string, rateLimitPatienceMs = 0) =>
+  const port = (
+    client: SlackConnection['client'],
+    component: string,
+    rateLimitPatienceMs = 0,
+    priority: CallPriority = 'essential',
+  ) =>
     createSlackWebApi({
+      priority,
       client,
       logger: logger.child({ component }),
       redact,
@@ -59,8 +73,13 @@ export function buildSlackPorts(deps: {
     });
   // Late is still useful here (a reply, a reaction, a live message), so its calls wait out a limit.
   const slack = port(connection.client, 'slack-api', 60_000);
+  const status = {
+    optional: port(connection.client, 'slack-status', 0, 'optional'),
+    certain: port(connection.client, 'slack-status', certainPatienceMs),
+  };
   const live = createLiveAnswers({
-    slack,
+    slack: status.optional,
+    certain: status.certain,
     store,
     logger: logger.child({ component: 'slack-live' }),
     owner: deps.owner,
@@ -78,5 +97,5 @@ export function buildSlackPorts(deps: {
     live,
     reach: config.reach,
   });
-  return { slack, intake: port(connection.intakeClient, 'slack-intake'), live, delivery };
+  return { slack, intake: port(connection.intakeClient, 'slack-intake'), live, delivery, status };
 }

@@ -118,7 +118,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const pressure = watchEventLoop();
     closers.push(() => pressure.close());
     const busy = overrides.live?.busy ?? pressure.busy;
-    const { slack, intake, live, delivery } = buildSlackPorts({
+    const { slack, intake, live, delivery, status } = buildSlackPorts({
       connection,
       config,
       store,
@@ -171,6 +171,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       workingAfterMs: overrides.workingAfterMs,
       busy,
       statusRefreshMs: overrides.statusRefreshMs,
+      status,
       live,
       now,
     });

@@ -5,6 +5,7 @@ import { readBody, sendJson } from '../../src/local/http-io.js';
 import { parseWebApiParams } from '../../src/local/web-api.js';
 import { createCallLog, type ResponseUrlPost, type SlackApiCall } from './fake-slack-call-log.js';
 import { createFaultScript, type HeldCall, type ScriptedFailure } from './fake-slack-faults.js';
+import { createFakeRateLimiter, type RateLimit } from './fake-slack-rate-limits.js';
 import {
   createFakeWorkspace,
   type FakeChannel,
@@ -43,6 +44,15 @@ export interface FakeSlackApi {
   message(channel: string, ts: string): FakeMessage | undefined;
   /** The thread's assistant status line as people see it now; '' when none shows. */
   assistantStatus(channel: string, threadTs: string): string;
+  /** The thread's agent session status (`agents.sessions.setStatus`); undefined when none was set. */
+  sessionStatus(channel: string, threadTs: string): string | undefined;
+  /** The reactions the bot has on a message now, in the order they were added. */
+  reactions(channel: string, ts: string): readonly string[];
+  /**
+   * Per method, calls that arrived inside a `Retry-After` window this stand-in had handed out (only
+   * with `rateLimits`): a client that respects Slack's 429s sends none.
+   */
+  readonly sentInsideRetryAfter: ReadonlyMap<string, number>;
   /** A URL to put in a payload's `response_url`. */
   responseUrl(name?: string): string;
   /** The next `times` calls of `method` fail as described, then the method works again. */
@@ -106,6 +116,18 @@ export interface FakeSlackApiOptions {
    * reads later and that looks messages up by time (`oldest`) starts them at its own time.
    */
   readonly firstTsSeconds?: number;
+  /**
+   * Enforce Slack's published per-method rate limits (`true`: the tiers in fake-slack-rate-limits.ts;
+   * or a table of one's own), answering a call over its limit with 429 and `Retry-After`.
+   */
+  readonly rateLimits?: boolean | Readonly<Record<string, RateLimit>>;
+  /** The limiter's clock, in ms (real time unless told). */
+  readonly now?: () => number;
+  /**
+   * Whether the app may use Slack's agent sessions (`agents.sessions.*`); when false Slack answers them
+   * `unknown_method`, as for an app not declared an agent. On unless told.
+   */
+  readonly agentSessions?: boolean;
 }
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
@@ -122,10 +144,16 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const log = createCallLog();
   const faults = createFaultScript();
   const workspace = createFakeWorkspace(identity, options.firstTsSeconds);
+  const limiter = options.rateLimits
+    ? createFakeRateLimiter(options.rateLimits === true ? undefined : options.rateLimits)
+    : undefined;
+  const clock = options.now ?? (() => performance.now());
 
   const answer = (method: string, params: Record<string, unknown>, token: string | undefined) => {
     const expected = method === 'apps.connections.open' ? appToken : botToken;
     if (token !== expected) return { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
+    if (options.agentSessions === false && method.startsWith('agents.sessions.'))
+      return { ok: false, error: 'unknown_method' };
     return workspace.answer(method, params);
   };
 
@@ -159,7 +187,12 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       return call;
     };
 
-    const scripted = faults.failureFor(method, params);
+    const channel = typeof params.channel === 'string' ? params.channel : undefined;
+    const verdict = limiter?.admit(method, channel, clock());
+    const scripted =
+      verdict && !verdict.allowed
+        ? ({ type: 'rate-limited', retryAfterSeconds: verdict.retryAfterSeconds } as const)
+        : faults.failureFor(method, params);
     if (scripted?.type === 'rate-limited') {
       record(429, { ok: false, error: 'ratelimited' });
       response.writeHead(429, { 'retry-after': String(scripted.retryAfterSeconds) });
@@ -217,6 +250,9 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
         .sort((a, b) => a.ts.localeCompare(b.ts)),
     message: (channel, ts) => workspace.message(channel, ts),
     assistantStatus: (channel, threadTs) => workspace.assistantStatus(channel, threadTs),
+    sessionStatus: (channel, threadTs) => workspace.sessionStatus(channel, threadTs),
+    reactions: (channel, ts) => workspace.reactions(channel, ts),
+    sentInsideRetryAfter: limiter?.sentInsideRetryAfter ?? new Map(),
     responseUrl: (name = 'click') => `${origin}/respond/${name}`,
     failNext: faults.failNext,
     failMatching: faults.failMatching,

@@ -54,6 +54,8 @@ export interface FakeWorkspace {
   message(channel: string, ts: string): FakeMessage | undefined;
   /** The thread's assistant status line as people see it now; '' when none shows. */
   assistantStatus(channel: string, threadTs: string): string;
+  sessionStatus(channel: string, threadTs: string): string | undefined;
+  reactions(channel: string, ts: string): readonly string[];
   setUser(userId: string, profile: { name: string; realName?: string; displayName?: string }): void;
   setGroupMembers(groupId: string, members: readonly string[]): void;
   setChannel(channelId: string, info: FakeChannel): void;
@@ -74,6 +76,8 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
   const messages = new Map<string, FakeMessage>();
   const directory = createFakeDirectory(identity);
   const statuses = new Map<string, string>();
+  const sessions = new Map<string, string>();
+  const reactions = new Map<string, string[]>();
   let socketModeUrl: string | undefined;
   let tsCounter = 0;
 
@@ -183,11 +187,33 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
       case 'conversations.history':
         return channelHistory(messages.values(), channel, params, identity);
       case 'reactions.add':
-      case 'reactions.remove':
+      case 'reactions.remove': {
+        // As Slack answers: a reaction already there, or one that is not, is refused.
+        const target = key(channel, text('timestamp') ?? '');
+        const name = text('name') ?? '';
+        const present = reactions.get(target) ?? [];
+        if (method === 'reactions.add') {
+          if (present.includes(name)) return { ok: false, error: 'already_reacted' };
+          reactions.set(target, [...present, name]);
+        } else {
+          if (!present.includes(name)) return { ok: false, error: 'no_reaction' };
+          reactions.set(
+            target,
+            present.filter((reaction) => reaction !== name),
+          );
+        }
         return { ok: true };
+      }
       case 'assistant.threads.setStatus':
         statuses.set(key(channel, text('thread_ts') ?? ''), text('status') ?? '');
         return { ok: true };
+      case 'agents.sessions.setStatus': {
+        const status = text('status') ?? '';
+        if (!['processing', 'active', 'suspended', 'closed'].includes(status))
+          return { ok: false, error: 'invalid_arguments' };
+        sessions.set(key(channel, text('thread_ts') ?? ''), status);
+        return { ok: true, status };
+      }
       case 'views.open': {
         const view = params.view as Record<string, unknown> | undefined;
         if (!text('trigger_id')) return { ok: false, error: 'invalid_trigger_id' };
@@ -218,6 +244,8 @@ export function createFakeWorkspace(identity: FakeIdentity, firstTsSeconds = 176
     messages: () => [...messages.values()],
     message: (channel, ts) => messages.get(key(channel, ts)),
     assistantStatus: (channel, threadTs) => statuses.get(key(channel, threadTs)) ?? '',
+    sessionStatus: (channel, threadTs) => sessions.get(key(channel, threadTs)),
+    reactions: (channel, ts) => reactions.get(key(channel, ts)) ?? [],
     setUser: (userId, profile) => directory.setUser(userId, profile),
     setGroupMembers: (groupId, members) => directory.setGroupMembers(groupId, members),
     setChannel: (channelId, info) => directory.setChannel(channelId, info),

@@ -167,6 +167,26 @@ export function describeOutboxContract(open: StoreContractFactory): void {
       });
     });
 
+    it('does not count an attempt on which Slack only asked to wait', async () => {
+      const { store } = await open();
+      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      expect(row?.attempts).toBe(1);
+      await store.outbox.retryLater(
+        row!.id,
+        { owner: 'proc-a', token: 1 },
+        { nextAttemptAt: 0, error: 'ratelimited', waited: true },
+      );
+      expect((await store.outbox.get(row!.id))?.attempts).toBe(0);
+      const again = await store.outbox.claim(row!.id, leaseA);
+      expect(again?.attempts).toBe(1);
+      await store.outbox.retryLater(
+        row!.id,
+        { owner: 'proc-a', token: again!.claim!.token },
+        { nextAttemptAt: 0, error: 'http_503' },
+      );
+      expect((await store.outbox.get(row!.id))?.attempts).toBe(1);
+    });
+
     it('refuses rows that are finished or unknown', async () => {
       const { store } = await open();
       const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);

@@ -59,12 +59,13 @@ export interface OutboxStore {
   completeSoon(delivery: CompletedDelivery): Promise<boolean>;
   /**
    * Hands the row back to be tried again at `nextAttemptAt`; its claim ends. `inDoubt`: the part being
-   * sent may have landed all the same, so the next attempt looks for it first.
+   * sent may have landed all the same, so the next attempt looks for it first. `waited`: Slack only asked
+   * to wait (a 429, or a method paused by one), so this attempt does not count towards giving up.
    */
   retryLater(
     id: number,
     claim: ClaimToken,
-    retry: { nextAttemptAt: number; error: string; inDoubt?: boolean },
+    retry: { nextAttemptAt: number; error: string; inDoubt?: boolean; waited?: boolean },
   ): Promise<boolean>;
   /**
    * The row can never be delivered: it is marked failed, an audit event says why, and `notify` (a notice

@@ -124,9 +124,17 @@ export function createPgOutbox(context: PgContext): OutboxStore {
     async retryLater(id, claim, next) {
       const { changed } = await autocommit(context, () => ({
         text: `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = $2, next_attempt_at = $3,
-                 last_error = $4
+                 last_error = $4, attempts = attempts - $7
                WHERE id = $1 AND status = 'pending' AND claim_owner = $5 AND claim_token = $6`,
-        values: [id, next.inDoubt ? 1 : 0, next.nextAttemptAt, next.error, claim.owner, claim.token],
+        values: [
+          id,
+          next.inDoubt ? 1 : 0,
+          next.nextAttemptAt,
+          next.error,
+          claim.owner,
+          claim.token,
+          next.waited ? 1 : 0,
+        ],
       }));
       return changed === 1;
     },

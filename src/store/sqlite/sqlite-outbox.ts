@@ -94,7 +94,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   );
   const retry = db.prepare(
     `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = @inDoubt, next_attempt_at = @next,
-       last_error = @error
+       last_error = @error, attempts = attempts - @waited
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token`,
   );
   const insertCard = db.prepare(
@@ -159,7 +159,11 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   );
   const retryLater = writeTransaction(
     db,
-    (id: number, token: ClaimToken, next: { nextAttemptAt: number; error: string; inDoubt?: boolean }) =>
+    (
+      id: number,
+      token: ClaimToken,
+      next: { nextAttemptAt: number; error: string; inDoubt?: boolean; waited?: boolean },
+    ) =>
       retry.run({
         id,
         owner: token.owner,
@@ -167,6 +171,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
         next: next.nextAttemptAt,
         error: next.error,
         inDoubt: next.inDoubt ? 1 : 0,
+        waited: next.waited ? 1 : 0,
       }).changes === 1,
   );
   const giveUp = writeTransaction(

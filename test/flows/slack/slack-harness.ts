@@ -5,7 +5,12 @@ import type { ChatModel } from '../../../src/agent/chat-model.js';
 import type { Tool } from '../../../src/agent/tool.js';
 import { loadConfig } from '../../../src/config.js';
 import { type Holdfast, type HoldfastOverrides, startHoldfast } from '../../../src/main.js';
-import { type FakeIdentity, type FakeSlackApi, startFakeSlackApi } from '../../support/fake-slack-api.js';
+import {
+  type FakeIdentity,
+  type FakeSlackApi,
+  type FakeSlackApiOptions,
+  startFakeSlackApi,
+} from '../../support/fake-slack-api.js';
 import { postSignedToSlackApp, type SlackRequestBody } from '../../support/sign-slack-request.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { createTestLogger, type TestLogger } from '../../support/test-logger.js';
@@ -41,6 +46,8 @@ export interface HarnessOptions {
   readonly live?: HoldfastOverrides['live'];
   /** Where the fake workspace's ts values start (see `FakeSlackApiOptions.firstTsSeconds`). */
   readonly firstTsSeconds?: number;
+  /** How the stand-in Slack behaves: Slack's rate limits enforced, agent sessions refused. */
+  readonly slackApi?: Pick<FakeSlackApiOptions, 'rateLimits' | 'agentSessions' | 'now'>;
   /** Runs once the fake API is up and before holdfast starts (e.g. to stand up a Socket Mode server). */
   readonly beforeStart?: (api: FakeSlackApi) => Promise<Record<string, string> | undefined>;
 }
@@ -72,7 +79,11 @@ export interface SlackHarness extends SlackRequests {
 
 export async function startSlackHarness(options: HarnessOptions): Promise<SlackHarness> {
   const dir = tempDir('holdfast-slack-');
-  const api = await startFakeSlackApi({ identity: options.identity, firstTsSeconds: options.firstTsSeconds });
+  const api = await startFakeSlackApi({
+    identity: options.identity,
+    firstTsSeconds: options.firstTsSeconds,
+    ...options.slackApi,
+  });
   onTestFinished(() => api.close());
   seedWorkspace(api);
 

@@ -1,4 +1,14 @@
-import { SlackApiError } from './slack-errors.js';
+import { SlackApiError } from '../slack-errors.js';
+import { SlackCallBudget } from './call-budget.js';
+
+/**
+ * What a call is worth when its method runs short. `essential`: a card, a rewrite, an answer, a notice,
+ * the final status; it waits out a limit (as long as its caller's patience) and is never dropped here.
+ * `optional`: a preview, a progress update, an intermediate status or reaction; it goes only while its
+ * method has budget to spare, and is dropped at once (never retried) otherwise: its caller sends the latest
+ * state later, or nothing.
+ */
+export type CallPriority = 'essential' | 'optional';
 
 /**
  * Slack limits each Web API method on its own. The Web API client, told of a 429, pauses every call it
@@ -14,10 +24,13 @@ export class SlackRateLimits {
   /** The call now testing a method whose pause has just ended; the others follow once it is answered. */
   readonly #firstAfterPause = new Map<string, Promise<void>>();
   readonly #now: () => number;
+  /** What is left of each method's limit: decides whether an optional call may go. */
+  readonly budget: SlackCallBudget;
 
   /** Retry-After counts real seconds: a monotonic clock, not the app's (tests move that one by hand). */
   constructor(now: () => number = () => performance.now()) {
     this.#now = now;
+    this.budget = new SlackCallBudget(now);
   }
 
   /** How long `method` must still wait, in milliseconds; 0 when it may be called now. */
@@ -31,7 +44,8 @@ export class SlackRateLimits {
   }
 
   /** Slack answered a call to `method` with a 429 and asked for `retryAfterMs`. */
-  limited(method: string, retryAfterMs: number): void {
+  limited(method: string, retryAfterMs: number, channel?: string): void {
+    this.budget.exhausted(method, channel);
     this.#unproven.add(method);
     const until = this.#now() + retryAfterMs;
     if (until > (this.#pausedUntil.get(method) ?? 0)) this.#pausedUntil.set(method, until);
@@ -53,8 +67,18 @@ export class SlackRateLimits {
       readonly toError: (error: unknown) => SlackApiError;
       /** Told before each call sent again after a 429 (metrics). */
       readonly onRetry?: () => void;
+      /** `essential` unless told (see `CallPriority`). */
+      readonly priority?: CallPriority;
+      /** The channel a per-channel limit (`chat.postMessage`) counts the call in. */
+      readonly channel?: string;
+      /**
+       * Methods an optional call commits to calling later (opening a stream commits to stopping it): it
+       * goes only if they have budget to spare too.
+       */
+      readonly alsoSpare?: readonly string[];
     },
   ): Promise<Result> {
+    if (options.priority === 'optional') return this.#runOptional(method, call, options);
     const patient = options.patienceMs > 0;
     const deadline = this.#now() + options.patienceMs;
     for (let sent = 0; ; ) {
@@ -82,6 +106,7 @@ export class SlackRateLimits {
         );
       }
       sent += 1;
+      this.budget.spend(method, options.channel);
       try {
         const result = await call();
         this.#unproven.delete(method);
@@ -92,7 +117,7 @@ export class SlackRateLimits {
           this.#unproven.delete(method);
           throw failure;
         }
-        this.limited(method, failure.retryAfterMs);
+        this.limited(method, failure.retryAfterMs, options.channel);
         // Patience 0 never sends again here, however short the wait: its caller keeps its own schedule.
         const waits = patient && this.#now() + failure.retryAfterMs <= deadline;
         if (!waits || sent >= options.attempts) throw failure;
@@ -103,6 +128,36 @@ export class SlackRateLimits {
           answered();
         }
       }
+    }
+  }
+
+  /** One try, only with budget to spare; dropped otherwise (see `CallPriority`). */
+  async #runOptional<Result>(
+    method: string,
+    call: () => Promise<Result>,
+    options: {
+      readonly toError: (error: unknown) => SlackApiError;
+      readonly channel?: string;
+      readonly alsoSpare?: readonly string[];
+    },
+  ): Promise<Result> {
+    const wait = Math.max(
+      this.remaining(method),
+      this.budget.spareIn(method, options.channel),
+      ...(options.alsoSpare ?? []).map((other) =>
+        Math.max(this.remaining(other), this.budget.spareIn(other)),
+      ),
+    );
+    if (wait > 0) throw rateLimited(method, wait);
+    this.budget.spend(method, options.channel);
+    try {
+      const result = await call();
+      this.#unproven.delete(method);
+      return result;
+    } catch (error) {
+      const failure = options.toError(error);
+      if (failure.retryAfterMs !== undefined) this.limited(method, failure.retryAfterMs, options.channel);
+      throw failure;
     }
   }
 }

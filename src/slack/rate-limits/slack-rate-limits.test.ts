@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlackApiError } from './slack-errors.js';
+import { SlackApiError } from '../slack-errors.js';
 import { SlackRateLimits } from './slack-rate-limits.js';
 
 const toError = (error: unknown) =>

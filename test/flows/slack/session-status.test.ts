@@ -12,8 +12,8 @@ import {
   waitForCard,
 } from './slack-harness.js';
 
-// `assistant.threads.setStatus`: "is working on it…" while a turn runs, in DMs and channel threads.
-// Slack clears the line when the app replies in the thread, and so does the fake workspace.
+// The thread's status while a turn runs: Slack's agent session (`agents.sessions.setStatus`) where the app
+// has one, and the assistant status line (`assistant.threads.setStatus`) where it does not.
 
 async function answered(slack: SlackHarness): Promise<void> {
   await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Answered.');
@@ -47,46 +47,84 @@ async function turnWaitingFor(
 }
 
 /** A DM with alice whose turn runs a shell command, which asks, then answers "Answered.". */
-async function commandNeedingApprovalInDirectMessages(): Promise<SlackHarness> {
+async function commandNeedingApprovalInDirectMessages(
+  options: Omit<Parameters<typeof startSlackHarness>[0], 'model' | 'tools'> = {},
+): Promise<SlackHarness> {
   const { tool } = countingShellTool();
   const model = new ScriptedChatModel([
     reply.toolCalls(['ops_shell', { command: 'uptime' }, 'call_uptime']),
     reply.text('Answered.'),
   ]);
-  const slack = await startSlackHarness({ model, tools: [tool] });
+  const slack = await startSlackHarness({ ...options, model, tools: [tool] });
   slack.api.setChannel('D0ALICE', { name: 'alice', kind: 'im', members: [] });
   return slack;
 }
 
-describe('the assistant status line', () => {
-  it('sets the assistant status line while waiting in a direct message, and it is gone at the end', async () => {
-    const slack = await commandNeedingApprovalInDirectMessages();
+const noAgentSessions = { slackApi: { agentSessions: false } } as const;
+
+describe("the thread's agent session", () => {
+  const sessionCalls = (slack: SlackHarness) =>
+    slack.api.succeeded('agents.sessions.setStatus').map((call) => call.params.status);
+
+  it('opens no session for a quick answer: the answer and one reaction are all it costs', async () => {
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('Answered.')]) });
+
+    const threadTs = await slack.mention('quick question');
+    await answered(slack);
+    await slack.api.waitFor('reactions.add');
+    await slack.settle();
+
+    // Besides the lookups a message needs (the requester's name, cached).
+    const lookups = new Set(['auth.test', 'users.info']);
+    expect(slack.api.calls.map((call) => call.method).filter((method) => !lookups.has(method))).toEqual([
+      'chat.postMessage',
+      'reactions.add',
+    ]);
+    expect(slack.api.reactions(channel, threadTs)).toEqual(['white_check_mark']);
+    expect(slack.api.sessionStatus(channel, threadTs)).toBeUndefined();
+  });
+
+  it('is processing while a slow turn works, suspended while people are asked, and active once answered', async () => {
+    const slack = await commandNeedingApprovalInDirectMessages({ workingAfterMs: 0 });
 
     const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
     const card = await waitForCard(slack.api, ts);
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'suspended');
     await slack.settle();
-    const statuses = () =>
-      slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params.status);
-    expect(statuses().at(-1)).toBe('is waiting for an approval…');
-    expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('is waiting for an approval…');
+    expect(slack.api.sessionStatus('D0ALICE', ts)).toBe('suspended');
 
     await slack.click('allow', card);
     await answered(slack);
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'active');
+    await slack.settle();
 
-    // The answer is a reply in the thread, which clears the line on Slack's side: no call is spent on it.
-    expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('');
+    // The resumed turn answered at once: its working status was superseded before it went out.
+    expect(sessionCalls(slack)).toEqual(['processing', 'suspended', 'active']);
+    expect(slack.api.sessionStatus('D0ALICE', ts)).toBe('active');
+    expect(slack.api.callsTo('assistant.threads.setStatus')).toEqual([]);
+  });
+
+  it('does not stay processing while the card waits, even when the card is posted late', async () => {
+    const slack = await commandNeedingApprovalInDirectMessages({ workingAfterMs: 0 });
+    // The card waits out a rate limit: by the time it is posted, the turn has long settled.
+    slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 1 });
+
+    const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
+    await waitForCard(slack.api, ts);
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'suspended');
+    await slack.settle();
+
+    expect(slack.api.sessionStatus('D0ALICE', ts)).toBe('suspended');
   });
 
   it("shows a resumed turn working only once the click's decision is on disk", async () => {
-    const slack = await commandNeedingApprovalInDirectMessages();
+    const slack = await commandNeedingApprovalInDirectMessages({ workingAfterMs: 0 });
     const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
     const card = await waitForCard(slack.api, ts);
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'suspended');
     await slack.settle();
-    const working = () =>
-      slack.api
-        .succeeded('assistant.threads.setStatus')
-        .filter((call) => call.params.status === 'is working on it…').length;
-    const before = working();
+    const before = sessionCalls(slack).length;
+    const removedBefore = slack.api.callsTo('reactions.remove').length;
     const syncs = holdWalSyncs();
 
     const clicked = slack.click('allow', card);
@@ -95,26 +133,43 @@ describe('the assistant status line', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     // ...but a crash now would lose the decision: the thread must not say the work goes on.
     expect(syncs.held.length).toBeGreaterThan(0);
-    expect(working()).toBe(before);
+    expect(sessionCalls(slack)).toHaveLength(before);
+    // Nor does the bell go.
+    expect(slack.api.callsTo('reactions.remove')).toHaveLength(removedBefore);
 
     syncs.spy.mockRestore();
     syncs.release();
     await clicked;
     await answered(slack);
-    expect(working()).toBeGreaterThan(before);
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'active');
+    expect(sessionCalls(slack).length).toBeGreaterThan(before);
   });
+});
 
-  it('says it waits for an approval once the card shows, even when the card is posted late', async () => {
-    const slack = await commandNeedingApprovalInDirectMessages();
-    // The card waits out a rate limit: by the time it is posted, the turn has long settled.
-    slack.api.failNext('chat.postMessage', { type: 'rate-limited', retryAfterSeconds: 1 });
+describe('the assistant status line, where the app has no agent sessions', () => {
+  const statusCalls = (slack: SlackHarness) =>
+    slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params.status);
+
+  it('says it works, then that it waits for an approval, and is gone at the end', async () => {
+    const slack = await commandNeedingApprovalInDirectMessages({ ...noAgentSessions, workingAfterMs: 0 });
 
     const ts = await slack.direct('how long has the host been up?', { channel: 'D0ALICE' });
-    await waitForCard(slack.api, ts);
+    const card = await waitForCard(slack.api, ts);
+    await slack.api.waitFor(
+      'assistant.threads.setStatus',
+      (call) => call.params.status !== 'is working on it…',
+    );
     await slack.settle();
-
-    // Posting the card cleared whatever line was up, as any reply of the app does; the line comes after.
     expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('is waiting for an approval…');
+    // Told once that agent sessions are not available, and not asked again.
+    expect(slack.api.callsTo('agents.sessions.setStatus')).toHaveLength(1);
+
+    await slack.click('allow', card);
+    await answered(slack);
+
+    expect(statusCalls(slack)[0]).toBe('is working on it…');
+    expect(slack.api.assistantStatus('D0ALICE', ts)).toBe('');
+    expect(slack.api.callsTo('agents.sessions.setStatus')).toHaveLength(1);
   });
 
   it('shows in a channel thread, is sent again while a long tool runs, and is gone at the end', async () => {
@@ -125,7 +180,7 @@ describe('the assistant status line', () => {
           'assistant.threads.setStatus',
           () => api.succeeded('assistant.threads.setStatus').length >= 3,
         ),
-      { statusRefreshMs: 20 },
+      { ...noAgentSessions, statusRefreshMs: 20, workingAfterMs: 0 },
     );
 
     const threadTs = await slack.mention('run the long job');
@@ -137,7 +192,6 @@ describe('the assistant status line', () => {
       thread_ts: threadTs,
       status: 'is working on it…',
     });
-    // A clear is sent only when a line may land after the answer (see the tests below).
     const lines = statuses.filter((status) => status.status !== '');
     expect(lines.every((status) => status.status === 'is working on it…')).toBe(true);
     expect(lines.length).toBeGreaterThanOrEqual(3);
@@ -150,7 +204,7 @@ describe('the assistant status line', () => {
       reply.text('Answered.'),
       reply.text('Answered.'),
     ]);
-    const slack = await startSlackHarness({ model });
+    const slack = await startSlackHarness({ ...noAgentSessions, model, workingAfterMs: 0 });
     slack.api.failNext('assistant.threads.setStatus', { type: 'error', error: 'channel_type_not_supported' });
 
     await slack.mention('first question');
@@ -169,31 +223,29 @@ describe('the assistant status line', () => {
     await slack.direct('and a DM', { channel: 'D0ALICE' });
     await slack.api.waitFor('assistant.threads.setStatus', (call) => call.params.channel_id === 'D0ALICE');
   });
-});
 
-describe('clearing the assistant status line', () => {
-  const statusCalls = (slack: SlackHarness) =>
-    slack.api.succeeded('assistant.threads.setStatus').map((call) => call.params.status);
-
-  /**
-   * A turn whose model answers once the working line has landed: the hourglass goes out in the thread's
-   * status lane after the line has been answered, so once Slack has it, so has the line.
-   */
-  const answersAfterTheLine = () =>
-    turnWaitingFor((api) => api.waitFor('reactions.add'), { workingAfterMs: 0 });
-
-  it('leaves it to the answer, whose reply clears it, when the working line landed first', async () => {
-    const slack = await answersAfterTheLine();
+  it('is gone at the end even when the working line was still on its way as the model answered', async () => {
+    const slack = await startSlackHarness({
+      ...noAgentSessions,
+      workingAfterMs: 0,
+      model: new ScriptedChatModel([reply.text('Answered.')]),
+    });
+    const working = slack.api.holdNext('assistant.threads.setStatus');
 
     const threadTs = await slack.mention('quick question');
-    await answered(slack);
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Answered.');
+    working.release();
+    await slack.settle();
 
-    expect(statusCalls(slack)).toEqual(['is working on it…']);
+    expect(statusCalls(slack)).toEqual(['is working on it…', '']);
     expect(slack.api.assistantStatus(channel, threadTs)).toBe('');
   });
 
-  it('clears it itself when the answer could not be posted', async () => {
-    const slack = await answersAfterTheLine();
+  it('clears it when the answer could not be posted', async () => {
+    const slack = await turnWaitingFor((api) => api.waitFor('assistant.threads.setStatus'), {
+      ...noAgentSessions,
+      workingAfterMs: 0,
+    });
     slack.api.failMatching('chat.postMessage', (params) => params.text === 'Answered.', {
       type: 'error',
       error: 'not_in_channel',
@@ -203,20 +255,9 @@ describe('clearing the assistant status line', () => {
     await slack.api.waitFor('reactions.add', (call) => call.params.name === 'x');
     await slack.settle();
 
-    expect(statusCalls(slack)).toEqual(['is working on it…', '']);
+    expect(statusCalls(slack).at(-1)).toBe('');
     expect(slack.api.assistantStatus(channel, threadTs)).toBe('');
-  });
-
-  it('clears it itself when the working line was still on its way as the model answered', async () => {
-    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('Answered.')]) });
-    const working = slack.api.holdNext('assistant.threads.setStatus');
-
-    await slack.mention('quick question');
-    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Answered.');
-    working.release();
-    await slack.settle();
-
-    expect(statusCalls(slack)).toEqual(['is working on it…', '']);
+    expect(slack.api.reactions(channel, threadTs)).toEqual(['x']);
   });
 
   it('clears it when the answer rewrites a live message, which is no reply', async () => {
@@ -229,7 +270,12 @@ describe('clearing the assistant status line', () => {
             (call, index) => index > opened && call.method === 'assistant.threads.setStatus',
           );
         }),
-      { statusRefreshMs: 20, live: { showAfterMs: 0, streamIntervalMs: 0, updateIntervalMs: 0 } },
+      {
+        ...noAgentSessions,
+        workingAfterMs: 0,
+        statusRefreshMs: 20,
+        live: { showAfterMs: 0, streamIntervalMs: 0, updateIntervalMs: 0 },
+      },
     );
 
     const threadTs = await slack.mention('run the long job');
