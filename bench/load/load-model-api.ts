@@ -7,8 +7,8 @@ import { readBody, sendJson } from '../../src/local/http-io.js';
 import { sendCompletion } from '../../test/support/send-completion.js';
 
 /**
- * An OpenAI-compatible chat completions server for the load benchmark. Each reply waits `latencyMs`,
- * then follows the script the mention's text asks for: a mention marked for approval gets a call to the
+ * An OpenAI-compatible chat completions server for the load benchmark. Each reply waits as long as
+ * `latencyMs` says for its mention, then follows the script the mention's text asks for: a mention marked for approval gets a call to the
  * plugin tool that asks, every other request (and the one after the tool's result) gets the answer,
  * which names the mention so the fake Slack can tell answers apart.
  */
@@ -20,7 +20,10 @@ export interface LoadModelApi {
 }
 
 export interface LoadModelApiOptions {
-  readonly latencyMs: number;
+  /** How long the reply for `marker` takes (`afterTool`: the one after the tool's result). */
+  readonly latencyMs: (marker: string | undefined, afterTool: boolean) => number;
+  /** The model returned its call to the tool, or its final answer, for `marker` (now). */
+  readonly onReply: (marker: string, reply: 'toolCall' | 'modelAnswer') => void;
   /** The tool a marked mention calls; it needs approval. */
   readonly toolName: string;
   /** The mention's marker in the latest user message, and whether it asks for the tool. */
@@ -38,19 +41,19 @@ export async function startLoadModelApi(options: LoadModelApiOptions): Promise<L
   const server = createServer((request, response) => {
     void (async () => {
       const raw = await readBody(request);
-      await sleep(options.latencyMs);
-      requests += 1;
       const parsed = requestSchema.safeParse(JSON.parse(raw));
+      const lastUser = parsed.data?.messages.findLast((message) => message.role === 'user');
+      const mention = options.parseMention(typeof lastUser?.content === 'string' ? lastUser.content : '');
+      const toolRan = parsed.data?.messages.at(-1)?.role === 'tool';
+      await sleep(options.latencyMs(mention?.marker, toolRan));
+      requests += 1;
       if (!parsed.success || !request.url?.endsWith('/chat/completions')) {
         sendJson(response, 400, {
           error: { message: 'not a chat completion', type: 'invalid_request_error' },
         });
         return;
       }
-      const { messages, model } = parsed.data;
-      const lastUser = messages.findLast((message) => message.role === 'user');
-      const mention = options.parseMention(typeof lastUser?.content === 'string' ? lastUser.content : '');
-      const toolRan = messages.at(-1)?.role === 'tool';
+      const { model } = parsed.data;
       const message =
         mention?.approval && !toolRan
           ? {
@@ -65,6 +68,7 @@ export async function startLoadModelApi(options: LoadModelApiOptions): Promise<L
               ],
             }
           : { role: 'assistant', content: options.answerFor(mention?.marker ?? 'unknown') };
+      if (mention) options.onReply(mention.marker, 'tool_calls' in message ? 'toolCall' : 'modelAnswer');
       sendCompletion(response, JSON.parse(raw), {
         id: `chatcmpl-${requests}`,
         object: 'chat.completion',

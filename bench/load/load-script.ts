@@ -31,3 +31,28 @@ export function parseAnswer(text: string): MentionId | undefined {
 export function epochMs(): number {
   return performance.timeOrigin + performance.now();
 }
+
+/** The marker (`t<thread>-<seq>`) of a mention the bench tool was called for, in its approval card. */
+export function parseCardMarker(text: string): string | undefined {
+  return /noop (t\d+-\d+)/.exec(text)?.[1];
+}
+
+export function markerOf(id: MentionId): string {
+  return `t${id.thread}-${id.seq}`;
+}
+
+/**
+ * A figure in [min, max] drawn for `key` from `seed`, uniformly: the same key draws the same figure in
+ * every run with that seed, whatever order the requests come in (FNV-1a, then a murmur-style mix).
+ */
+export function seededUniform(seed: number, key: string, min: number, max: number): number {
+  let hash = (2166136261 ^ seed) >>> 0;
+  for (let index = 0; index < key.length; index += 1) {
+    hash ^= key.charCodeAt(index);
+    hash = Math.imul(hash, 16777619);
+  }
+  hash = Math.imul(hash ^ (hash >>> 16), 2246822507);
+  hash = Math.imul(hash ^ (hash >>> 13), 3266489909);
+  hash ^= hash >>> 16;
+  return min + ((hash >>> 0) / 4294967296) * (max - min);
+}

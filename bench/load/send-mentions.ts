@@ -13,28 +13,30 @@ export interface SentMention {
 }
 
 /**
- * Sends mentions 0..total-1 at `rate` per second on a fixed schedule, whatever the app's responses do
- * (an open loop: a slow app does not slow the offered load down, so its slowness shows in the figures
- * rather than hiding in fewer requests), with at most `maxInFlight` requests open at once.
+ * Sends mentions 0..n-1 on a fixed schedule (`atMs[n]`, ms after the start, ascending), whatever the
+ * app's responses do (an open loop: a slow app does not slow the offered load down, so its slowness shows
+ * in the figures rather than hiding in fewer requests), with at most `maxInFlight` requests open at once.
  */
 export async function sendMentions(options: {
-  readonly total: number;
-  readonly rate: number;
+  readonly atMs: readonly number[];
   readonly maxInFlight: number;
   readonly send: (n: number) => Promise<DeliveryOutcome>;
   /** Each mention once its response is in. */
   readonly onAcked?: (mention: SentMention) => void;
 }): Promise<{ mentions: SentMention[]; startedAt: number; endedAt: number }> {
+  const total = options.atMs.length;
   const mentions: SentMention[] = [];
   const inFlight = new Set<Promise<void>>();
   const startedAt = epochMs();
   let next = 0;
-  while (next < options.total) {
-    const due = Math.min(options.total, Math.floor(((epochMs() - startedAt) / 1000) * options.rate) + 1);
+  while (next < total) {
+    const elapsed = epochMs() - startedAt;
+    let due = next;
+    while (due < total && (options.atMs[due] ?? 0) <= elapsed) due += 1;
     while (next < due && inFlight.size < options.maxInFlight) {
       const n = next++;
       const sentAt = epochMs();
-      const lagMs = sentAt - (startedAt + (n / options.rate) * 1000);
+      const lagMs = sentAt - (startedAt + (options.atMs[n] ?? 0));
       const request: Promise<void> = options
         .send(n)
         .catch((error: unknown): DeliveryOutcome => ({ failure: String(error) }))
@@ -47,7 +49,7 @@ export async function sendMentions(options: {
       inFlight.add(request);
     }
     if (next < due) await Promise.race(inFlight);
-    else await sleep(1);
+    else await sleep(Math.min(50, Math.max(1, (options.atMs[next] ?? 0) - elapsed)));
   }
   await Promise.all(inFlight);
   return { mentions: mentions.sort((a, b) => a.n - b.n), startedAt, endedAt: epochMs() };
