@@ -21,8 +21,15 @@ describe('manifest.yml', () => {
         'message.groups',
         'message.im',
         'message.mpim',
+        'agent_session_stopped',
       ].sort(),
     );
+  });
+
+  it('declares the app an agent, so its threads get a session with Slack’s stop button', () => {
+    expect(manifest.features.agent_view.agent_description).toEqual(expect.any(String));
+    expect(manifest.features.assistant_view).toBeUndefined();
+    expect(slackSources).toContain("app.event('agent_session_stopped'");
   });
 
   it('turns on Socket Mode, interactivity, App Home and /approvals', () => {
@@ -52,6 +59,7 @@ describe('manifest.yml', () => {
       'users.info': ['users:read'],
       'usergroups.users.list': ['usergroups:read'],
       'assistant.threads.setStatus': ['assistant:write'],
+      'agents.sessions.setStatus': ['assistant:write', 'chat:write'],
       'conversations.info': conversationRead,
       'conversations.members': conversationRead,
       // Opening the app's DM with a person (approvers' copies of a card, notices to a requester).

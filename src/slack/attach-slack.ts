@@ -4,6 +4,7 @@ import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import type { Redact } from '../secrets/index.js';
 import { isStoreFault } from '../store/store-errors.js';
+import { registerAgentSessionStoppedListener } from './listeners/agent-session-stopped-listener.js';
 import { publishHome, registerAppHome } from './listeners/app-home-listener.js';
 import { registerApprovalActionListener } from './listeners/approval-action-listener.js';
 import { registerApprovalsCommand } from './listeners/approvals-command-listener.js';
@@ -97,6 +98,12 @@ export function attachSlack(options: AttachSlackOptions): void {
   registerApprovalsCommand(app, { ...inbox, redact: options.redact });
   registerAppHome(app, inbox);
   registerStopTurnListener(app, { runtime, logger, teamId: options.teamId });
+  registerAgentSessionStoppedListener(app, {
+    runtime,
+    slack: options.status?.certain ?? slack,
+    logger,
+    teamId: options.teamId,
+  });
   registerUnknownInteractionListeners(app, { logger });
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a Slack listener');

@@ -5,11 +5,19 @@ import type { Tool } from '../agent/tool.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import type { ProcessIdentity } from '../runtime/process-identity.js';
 import type { LiveAnswersDeps } from '../slack/live-answers.js';
+import type { MethodLimit } from '../slack/rate-limits/index.js';
 
 /** What tests and the benchmark replace when they start holdfast (`startHoldfast` in src/startup/start-holdfast.ts). */
 export interface HoldfastOverrides {
   readonly logger?: Logger;
   readonly now?: () => number;
+  /**
+   * The monotonic clock Slack's `Retry-After` pauses are counted by (tests move it with `now` to see a
+   * long pause end); real time unless given.
+   */
+  readonly slackClock?: () => number;
+  /** The Slack rate limits calls are planned by (Slack's published ones unless given; tests speed them up). */
+  readonly slackLimits?: Readonly<Record<string, MethodLimit>>;
   /** Replaces the configured model (tests, the benchmark). */
   readonly model?: ChatModel;
   /** Extra tools, appended to the built-in and plugin tools. */

@@ -50,10 +50,12 @@ export function buildSlackPorts(deps: {
   readonly owner: () => string;
   readonly busy: () => boolean;
   readonly live?: HoldfastOverrides['live'];
+  readonly slackClock?: () => number;
+  readonly slackLimits?: HoldfastOverrides['slackLimits'];
 }): SlackPorts {
   const { connection, config, store, logger, redact, now } = deps;
   const lookups = createSlackLookups();
-  const rateLimits = new SlackRateLimits();
+  const rateLimits = new SlackRateLimits(deps.slackClock, deps.slackLimits);
   const port = (
     client: SlackConnection['client'],
     component: string,

@@ -130,6 +130,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       owner: () => processIdentity.owner,
       busy,
       live: overrides.live,
+      slackClock: overrides.slackClock,
+      slackLimits: overrides.slackLimits,
     });
     const runtime = new Runtime({
       store,

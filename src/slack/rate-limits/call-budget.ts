@@ -1,19 +1,24 @@
-import { limitOf, type MethodLimit } from './published-limits.js';
+import { type MethodLimit, publishedLimits } from './published-limits.js';
 
 /**
  * What is left of each method's rate limit, as this process estimates it: a token bucket per method (and
  * per channel for `chat.postMessage`) refilled at the published rate, spent by every call sent and
- * emptied by a 429. It never holds a call back on its own: what must arrive is sent and Slack's 429 is
- * the judge. It decides what is only nice to have (a preview, an hourglass, a status line): such a call
- * goes only while its method keeps half a burst in reserve, so it never spends what a card, a rewrite or
- * an answer will need.
+ * emptied by a 429. Calls are paced by it, so a burst of finished turns does not send Slack a burst of
+ * calls it will refuse: a call waits until its method has a call left. What is only nice to have (a
+ * preview, an hourglass, a status line) goes only while its method keeps half a burst in reserve, so it
+ * never spends what a card, a rewrite or an answer will need.
  */
 export class SlackCallBudget {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   readonly #now: () => number;
+  readonly #limits: Readonly<Record<string, MethodLimit>>;
 
-  constructor(now: () => number = () => performance.now()) {
+  constructor(
+    now: () => number = () => performance.now(),
+    limits: Readonly<Record<string, MethodLimit>> = publishedLimits,
+  ) {
     this.#now = now;
+    this.#limits = limits;
   }
 
   /** Counts a call sent. */
@@ -22,10 +27,13 @@ export class SlackCallBudget {
     if (bucket) bucket.state.tokens -= 1;
   }
 
-  /** Slack answered 429: whatever this process thought was left, nothing is. */
-  exhausted(method: string, channel?: string): void {
+  /**
+   * Slack answered 429 and asked to wait `retryAfterMs`: whatever this process thought was left, the
+   * method has a call again only then (Slack's word wins over the estimate, either way).
+   */
+  exhausted(method: string, retryAfterMs: number, channel?: string): void {
     const bucket = this.#bucket(method, channel);
-    if (bucket) bucket.state.tokens = Math.min(bucket.state.tokens, 0);
+    if (bucket) bucket.state.tokens = 1 - retryAfterMs * (bucket.limit.perMinute / 60_000);
   }
 
   /**
@@ -41,13 +49,22 @@ export class SlackCallBudget {
     return Math.ceil(missing / (bucket.limit.perMinute / 60_000));
   }
 
+  /** Zero when a call may go now; otherwise how long until its method has a call left, in milliseconds. */
+  availableIn(method: string, channel?: string): number {
+    const bucket = this.#bucket(method, channel);
+    if (!bucket) return 0;
+    const missing = 1 - bucket.state.tokens;
+    if (missing <= 0) return 0;
+    return Math.ceil(missing / (bucket.limit.perMinute / 60_000));
+  }
+
   /** Calls left now (fractional), for metrics and tests; undefined for a method with no published tier. */
   left(method: string, channel?: string): number | undefined {
     return this.#bucket(method, channel)?.state.tokens;
   }
 
   #bucket(method: string, channel: string | undefined) {
-    const limit = limitOf(method);
+    const limit = this.#limits[method];
     if (!limit) return undefined;
     const key = limit.perChannel ? `${method} ${channel ?? ''}` : method;
     const now = this.#now();

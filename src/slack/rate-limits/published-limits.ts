@@ -45,8 +45,3 @@ export const publishedLimits: Readonly<Record<string, MethodLimit>> = {
   'assistant.threads.setStatus': { ...tier4, tier: 'special' },
   'chat.postMessage': { tier: 'special', perMinute: 60, burst: 3, perChannel: true },
 };
-
-/** The tier a method is planned by; unknown methods are left to Slack's 429s alone. */
-export function limitOf(method: string): MethodLimit | undefined {
-  return publishedLimits[method];
-}

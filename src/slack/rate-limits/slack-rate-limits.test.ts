@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SlackApiError } from '../slack-errors.js';
 import { SlackRateLimits } from './slack-rate-limits.js';
 
+/** Slack's pauses alone, with no published limit to pace calls by (the pacing has tests of its own). */
+const unpaced = {};
+
 const toError = (error: unknown) =>
   error instanceof SlackApiError ? error : new SlackApiError('test', String(error));
 const limited = (method: string, retryAfterMs: number) =>
@@ -23,7 +26,7 @@ function scripted(outcomes: Array<'ok' | SlackApiError>) {
 describe('SlackRateLimits', () => {
   it('pauses a method for as long as Slack asked, and no other method', () => {
     let now = 1_000;
-    const limits = new SlackRateLimits(() => now);
+    const limits = new SlackRateLimits(() => now, unpaced);
     limits.limited('reactions.add', 30_000);
 
     expect(limits.remaining('reactions.add')).toBe(30_000);
@@ -35,14 +38,14 @@ describe('SlackRateLimits', () => {
   });
 
   it('keeps the later of two pauses', () => {
-    const limits = new SlackRateLimits(() => 0);
+    const limits = new SlackRateLimits(() => 0, unpaced);
     limits.limited('chat.update', 5_000);
     limits.limited('chat.update', 1_000);
     expect(limits.remaining('chat.update')).toBe(5_000);
   });
 
   it('fails a call to a paused method at once, without sending it, when the pause outlasts its patience', async () => {
-    const limits = new SlackRateLimits(() => 0);
+    const limits = new SlackRateLimits(() => 0, unpaced);
     limits.limited('views.open', 2_000);
     const slack = scripted(['ok']);
 
@@ -56,7 +59,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('waits out a 429 within its patience and sends the call again', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     const slack = scripted([limited('reactions.add', 20), 'ok']);
     let retries = 0;
 
@@ -75,7 +78,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('never sends again with no patience, even when Slack asks for no wait at all', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     const slack = scripted([limited('chat.postMessage', 0), 'ok']);
 
     const failure = await limits
@@ -87,7 +90,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('gives up after its attempts, failing with the last 429', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     const slack = scripted([limited('reactions.add', 5), limited('reactions.add', 5), 'ok']);
 
     const failure = await limits
@@ -99,7 +102,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('passes any other failure through untouched, without retrying', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     const refusal = new SlackApiError('chat.postEphemeral', 'not_in_channel', { refused: true });
     const slack = scripted([refusal]);
 
@@ -111,7 +114,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('lets one waiting call go first when a pause ends, and the rest once Slack has taken it', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     limits.limited('reactions.add', 20);
     const events: string[] = [];
     const send = (name: string) => async () => {
@@ -134,7 +137,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('keeps the others waiting when the first call after a pause is limited again', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     limits.limited('chat.update', 10);
     // Slack's side: the first call it sees starts a limit of 30 ms, and every call inside it is refused.
     let limitedUntil: number | undefined;
@@ -160,7 +163,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('sends a call with no patience at once, beside a first call still being answered', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     limits.limited('chat.postMessage', 10);
     let release = () => {};
     const slow = () =>
@@ -183,7 +186,7 @@ describe('SlackRateLimits', () => {
 
   it('counts patience over all its waits, not each', async () => {
     let now = 0;
-    const limits = new SlackRateLimits(() => now);
+    const limits = new SlackRateLimits(() => now, unpaced);
     const slack = scripted([limited('views.publish', 600), limited('views.publish', 600), 'ok']);
     const run = limits.run('views.publish', slack.call, { patienceMs: 1_000, attempts: 4, toError });
     // The injected clock does not move while the call sleeps its 600 ms; move it as that sleep ends.
@@ -196,7 +199,7 @@ describe('SlackRateLimits', () => {
   });
 
   it('stops waiting for a first call that hangs once its own patience is spent, and goes', async () => {
-    const limits = new SlackRateLimits();
+    const limits = new SlackRateLimits(undefined, unpaced);
     limits.limited('reactions.remove', 5);
     const hanging = limits.run('reactions.remove', () => new Promise<string>(() => {}), {
       patienceMs: 1_000,
@@ -213,5 +216,93 @@ describe('SlackRateLimits', () => {
     });
 
     expect(next).toBe('sent');
+  });
+
+  describe('pacing by the published limits', () => {
+    const tier3 = { 'chat.update': { tier: 3 as const, perMinute: 60, burst: 2 } };
+
+    it('sends a burst at once, then one call per refill, without a 429', async () => {
+      let now = 0;
+      const limits = new SlackRateLimits(() => now, tier3);
+      const slack = scripted([]);
+      const run = () => limits.run('chat.update', slack.call, { patienceMs: 5_000, attempts: 4, toError });
+
+      await run();
+      await run();
+      expect(slack.calls).toHaveLength(2);
+      const third = run();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(slack.calls).toHaveLength(2);
+      now += 1_000;
+      await third;
+      expect(slack.calls).toHaveLength(3);
+    });
+
+    it('fails a call with no patience at once when its method has no call left, saying how long to wait', async () => {
+      const limits = new SlackRateLimits(() => 0, tier3);
+      const slack = scripted([]);
+      const run = () => limits.run('chat.update', slack.call, { patienceMs: 0, attempts: 4, toError });
+      await run();
+      await run();
+
+      await expect(run()).rejects.toMatchObject({
+        slackError: 'ratelimited',
+        retryAfterMs: 1_000,
+        refused: true,
+      });
+      expect(slack.calls).toHaveLength(2);
+    });
+
+    it('lets an optional call go only while half a burst stays in reserve, and never waits for it', async () => {
+      const limits = new SlackRateLimits(() => 0, {
+        'reactions.add': { tier: 3, perMinute: 60, burst: 4 },
+        'reactions.remove': { tier: 2, perMinute: 20, burst: 2 },
+      });
+      const slack = scripted([]);
+      const optional = () =>
+        limits.run('reactions.add', slack.call, {
+          patienceMs: 60_000,
+          attempts: 4,
+          toError,
+          priority: 'optional',
+        });
+
+      await optional();
+      await optional();
+      // Two of four left: what remains is kept for calls that must arrive.
+      await expect(optional()).rejects.toMatchObject({ slackError: 'ratelimited', refused: true });
+      expect(slack.calls).toHaveLength(2);
+      await limits.run('reactions.add', slack.call, { patienceMs: 0, attempts: 1, toError });
+      expect(slack.calls).toHaveLength(3);
+    });
+
+    it('opens what it must close only if closing is affordable too', async () => {
+      const limits = new SlackRateLimits(() => 0, {
+        'chat.startStream': { tier: 2, perMinute: 20, burst: 2 },
+        'chat.stopStream': { tier: 2, perMinute: 20, burst: 2 },
+      });
+      const slack = scripted([]);
+      await limits.run('chat.stopStream', slack.call, { patienceMs: 0, attempts: 1, toError });
+
+      await expect(
+        limits.run('chat.startStream', slack.call, {
+          patienceMs: 0,
+          attempts: 1,
+          toError,
+          priority: 'optional',
+          alsoSpare: ['chat.stopStream'],
+        }),
+      ).rejects.toMatchObject({ slackError: 'ratelimited' });
+      expect(slack.calls).toHaveLength(1);
+    });
+
+    it('trusts Slack over its estimate: after a 429 the method has a call again when Retry-After ends', async () => {
+      let now = 0;
+      const limits = new SlackRateLimits(() => now, tier3);
+      limits.limited('chat.update', 5_000);
+      expect(limits.budget.availableIn('chat.update')).toBe(5_000);
+      now += 5_000;
+      expect(limits.budget.availableIn('chat.update')).toBe(0);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { SlackApiError } from '../slack-errors.js';
 import { SlackCallBudget } from './call-budget.js';
+import type { MethodLimit } from './published-limits.js';
 
 /**
  * What a call is worth when its method runs short. `essential`: a card, a rewrite, an answer, a notice,
@@ -28,9 +29,13 @@ export class SlackRateLimits {
   readonly budget: SlackCallBudget;
 
   /** Retry-After counts real seconds: a monotonic clock, not the app's (tests move that one by hand). */
-  constructor(now: () => number = () => performance.now()) {
+  constructor(
+    now: () => number = () => performance.now(),
+    /** The limits calls are planned by: Slack's published ones unless told (tests run them faster). */
+    limits?: Readonly<Record<string, MethodLimit>>,
+  ) {
     this.#now = now;
-    this.budget = new SlackCallBudget(now);
+    this.budget = new SlackCallBudget(now, limits);
   }
 
   /** How long `method` must still wait, in milliseconds; 0 when it may be called now. */
@@ -45,7 +50,7 @@ export class SlackRateLimits {
 
   /** Slack answered a call to `method` with a 429 and asked for `retryAfterMs`. */
   limited(method: string, retryAfterMs: number, channel?: string): void {
-    this.budget.exhausted(method, channel);
+    this.budget.exhausted(method, retryAfterMs, channel);
     this.#unproven.add(method);
     const until = this.#now() + retryAfterMs;
     if (until > (this.#pausedUntil.get(method) ?? 0)) this.#pausedUntil.set(method, until);
@@ -82,7 +87,8 @@ export class SlackRateLimits {
     const patient = options.patienceMs > 0;
     const deadline = this.#now() + options.patienceMs;
     for (let sent = 0; ; ) {
-      const wait = this.remaining(method);
+      // Slack's own pause first, then the pace of the method's published limit.
+      const wait = Math.max(this.remaining(method), this.budget.availableIn(method, options.channel));
       if (wait > 0) {
         if (!patient || this.#now() + wait > deadline) throw rateLimited(method, wait);
         await sleep(wait);

@@ -167,6 +167,22 @@ export function describeTurnEndingsContract(open: StoreContractFactory): void {
       expect(await store.turns.nextRunnable('T:C:idle')).toBeUndefined();
     });
 
+    it("lists a conversation's unfinished turns, oldest first, and none of another's", async () => {
+      const { store } = await open();
+      const id = conversationId(thread('1700.1'));
+      await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+      await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-2', { ts: '1700.2' }));
+      await store.turns.enqueue(newTurn(thread('1700.3'), 'turn-3'));
+      const first = claimed(await store.turns.claim('turn-1', leaseA));
+      expect((await store.turns.open(id)).map((turn) => [turn.id, turn.status])).toEqual([
+        ['turn-1', 'running'],
+        ['turn-2', 'queued'],
+      ]);
+      await store.turns.complete(first.fence, done);
+      expect((await store.turns.open(id)).map((turn) => turn.id)).toEqual(['turn-2']);
+      expect(await store.turns.open('T:C:idle')).toEqual([]);
+    });
+
     it('lists runnable queued turns, every running turn and decided awaiting turns', async () => {
       const { store, clock } = await open();
       const waiting = await awaitingTurn(store, clock.now());

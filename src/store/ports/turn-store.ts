@@ -83,6 +83,8 @@ export interface TurnStore {
   release(fence: Fence): Promise<void>;
   /** The oldest queued turn of a conversation, if no earlier turn is still unfinished. */
   nextRunnable(conversationId: string): Promise<Turn | undefined>;
+  /** A conversation's unfinished turns (queued, running, awaiting approval), oldest first: what Stop ends. */
+  open(conversationId: string): Promise<Turn[]>;
   /** Turns a boot or sweep must look at (see DESIGN §4); indexed on what is open, never on history. */
   recoverable(): Promise<RecoverableTurns>;
   /** kv to restore when resuming: the snapshot stored with the turn's latest approval. */

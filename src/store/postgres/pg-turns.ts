@@ -232,6 +232,15 @@ export function createPgTurns(context: PgContext): TurnStore {
       );
       return rows[0] ? toTurn(rows[0]) : undefined;
     },
+    async open(conversation) {
+      const rows = await read<TurnRow>(
+        context,
+        `SELECT * FROM turns WHERE conversation_id = $1 AND status IN ('queued', 'running', 'awaiting_approval')
+         ORDER BY seq`,
+        [conversation],
+      );
+      return rows.map(toTurn);
+    },
     async recoverable() {
       const [queued, running, decidedAwaiting] = await Promise.all([
         read<TurnRow>(

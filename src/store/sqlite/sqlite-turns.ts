@@ -76,6 +76,10 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const oldestQueued = db.prepare<[string], TurnRow>(
     `SELECT * FROM turns WHERE conversation_id = ? AND status = 'queued' ORDER BY seq LIMIT 1`,
   );
+  const openTurns = db.prepare<[string], TurnRow>(
+    `SELECT * FROM turns WHERE conversation_id = ? AND status IN ('queued', 'running', 'awaiting_approval')
+     ORDER BY seq`,
+  );
   const activeCount = db.prepare<[string], { n: number }>(
     `SELECT EXISTS (SELECT 1 FROM turns WHERE conversation_id = ? AND status IN ('running', 'awaiting_approval'))
        AS n`,
@@ -248,6 +252,9 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       if ((activeCount.get(conversationId)?.n ?? 0) > 0) return undefined;
       const row = oldestQueued.get(conversationId);
       return row ? toTurn(row) : undefined;
+    },
+    async open(conversationId) {
+      return openTurns.all(conversationId).map(toTurn);
     },
     async recoverable(): Promise<RecoverableTurns> {
       return {

@@ -31,6 +31,10 @@ export interface HarnessOptions {
   readonly tools?: readonly Tool[];
   readonly env?: Record<string, string>;
   readonly now?: () => number;
+  /** The clock Slack's Retry-After pauses are counted by in the app (real time unless given). */
+  readonly slackClock?: () => number;
+  /** The rate limits the app plans its Slack calls by (see `HoldfastOverrides.slackLimits`). */
+  readonly slackLimits?: HoldfastOverrides['slackLimits'];
   /** Who the bot is in the fake workspace (fixtures name their own bot user and team). */
   readonly identity?: Partial<FakeIdentity>;
   /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
@@ -124,6 +128,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       tools,
       logger,
       now: options.now,
+      slackClock: options.slackClock,
+      slackLimits: options.slackLimits,
       delivery: options.delivery,
       workingAfterMs: options.workingAfterMs,
       statusRefreshMs: options.statusRefreshMs,

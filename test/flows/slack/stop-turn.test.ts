@@ -20,6 +20,57 @@ async function approvalsReply(slack: SlackHarness, user: string, name: string) {
   return (await slack.api.waitForResponse((post) => post.name === name)).body as Record<string, unknown>;
 }
 
+describe("Slack's stop button on the agent session", () => {
+  it('ends the running turn like Stop: the command is killed, the turn ends stopped, the session closed', async () => {
+    const job = slowJob('holdfast-session-stop-');
+    const model: ChatModel = new ScriptedChatModel([reply.toolCalls(['slow_job', {}])]);
+    const slack = await startSlackHarness({ model, tools: [job.tool], workingAfterMs: 0 });
+
+    const threadTs = await slack.mention('run the nightly job');
+    const jobPid = await job.started();
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'processing');
+
+    const sent = await slack.sendEvent({
+      type: 'agent_session_stopped',
+      channel,
+      thread_ts: threadTs,
+      user: people.alice,
+      streaming_message_ts: [],
+      event_ts: '1767225999.000100',
+    });
+    expect(sent.status).toBe(200);
+    await eventually(() => !alive(jobPid), 'the job to be killed', 2_000);
+    await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('Stopped by'));
+    await slack.settle();
+
+    expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
+      { status: 'failed', error_code: 'turn_stopped' },
+    ]);
+    expect(slack.api.sessionStatus(channel, threadTs)).toBe('closed');
+    expect(
+      readRows(slack.databasePath, "SELECT actor, kind FROM audit_events WHERE kind = 'turn.stopped'"),
+    ).toEqual([{ actor: people.alice, kind: 'turn.stopped' }]);
+  });
+
+  it('closes a session with nothing left to stop', async () => {
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text('Answered.')]) });
+    const threadTs = await slack.mention('quick question');
+    await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Answered.');
+    await slack.settle();
+
+    await slack.sendEvent({
+      type: 'agent_session_stopped',
+      channel,
+      thread_ts: threadTs,
+      user: people.alice,
+      streaming_message_ts: [],
+      event_ts: '1767225999.000200',
+    });
+    await slack.api.waitFor('agents.sessions.setStatus', (call) => call.params.status === 'closed');
+    expect(readRows(slack.databasePath, 'SELECT status FROM turns')).toEqual([{ status: 'completed' }]);
+  });
+});
+
 describe('Stop', () => {
   it('kills the running command, ends the turn "stopped by", refuses others, and a restart never resumes it', async () => {
     const job = slowJob('holdfast-stop-');
