@@ -137,7 +137,8 @@ export function phaseFigures(options: {
     own.requests += 1;
     if (t.answer === undefined) own.lost += 1;
     own.doubled += (t.doubledAnswers ?? 0) + (t.doubledCards ?? 0);
-    own.beside += t.besideOpenPreview ?? 0;
+    // Any stream in a thread of its own is this request's preview; in a shared thread it may be another's.
+    if (workload.threadPerMention) own.beside += t.besideOpenPreview ?? 0;
     if (workload.threadPerMention) {
       // In a thread of its own, order is defined where the request had a card: the answer comes after it.
       if (t.card !== undefined && t.answer !== undefined) {
