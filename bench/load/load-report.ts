@@ -11,6 +11,7 @@ export type Results = Record<string, unknown> & { readonly targets: Record<strin
 
 type Bound = { turns_per_min: number; bound_by: string } | null;
 
+const one = (value: unknown) => (typeof value === 'number' ? value.toFixed(1) : String(value));
 const ms = (p: Percentiles) => (p.n === 0 ? '–' : `${p.p50} / ${p.p99} ms`);
 const bound = (b: Bound) => (b ? `${b.turns_per_min} (${b.bound_by})` : '–');
 
@@ -20,8 +21,8 @@ export function resultRows(r: Results): Array<[string, string]> {
     ['Slack limits', String(r.slack_limits).split(' ')[0] ?? ''],
     ['mentions sent / acked', `${r.mentions_sent} / ${r.mentions_acked} (${r.sent_per_s}/s sent)`],
     ['redelivered (not acked with 200)', `${r.redeliveries} (${r.mentions_never_acked} still not acked)`],
-    ['ack p50 / p99 (mentions)', `${r.ack_p50_ms} / ${r.ack_p99_ms} ms`],
-    ['ack p50 / p99 (clicks)', `${r.click_ack_p50_ms} / ${r.click_ack_p99_ms} ms (${r.clicks})`],
+    ['ack p50 / p99 (mentions)', `${one(r.ack_p50_ms)} / ${one(r.ack_p99_ms)} ms`],
+    ['ack p50 / p99 (clicks)', `${one(r.click_ack_p50_ms)} / ${one(r.click_ack_p99_ms)} ms (${r.clicks})`],
     ['turns/s while mentions arrive', String(r.turns_per_s)],
     ['drain after the last mention', r.drained ? `${r.drain_s} s` : `NOT drained: ${r.unanswered} lost`],
     ['settle after the answers', `${r.settle_s} s`],
@@ -33,8 +34,8 @@ export function resultRows(r: Results): Array<[string, string]> {
     ['streams left open', String(r.streams_left_open)],
     ['clicked cards still with buttons', String(r.clicked_cards_left_with_buttons)],
     ['final reaction wrong', String(r.final_reactions_wrong)],
-    ['app CPU ms per answer', String(r.app_cpu_ms_per_answer)],
-    ['/health under load p99 / max', `${r.health_load_p99_ms} / ${r.health_load_max_ms} ms`],
+    ['app CPU ms per answer', one(r.app_cpu_ms_per_answer)],
+    ['/health under load p99 / max', `${one(r.health_load_p99_ms)} / ${one(r.health_load_max_ms)} ms`],
   ];
   const sustainable = r.sustainable_turns_per_min as {
     all_calls: Bound;
