@@ -58,6 +58,8 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
   /** Turns running here, and what keeps their status current. */
   const running = new Map<string, RunningTurn>();
+  /** Turns whose answer could not be posted: they read as failed, whatever their calls did. */
+  const answerFailed = new Set<string>();
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
@@ -133,6 +135,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       if (entry.message.type !== 'answer' || entry.turnId === null) return;
       const turn = await store.turns.get(entry.turnId);
       if (!turn || !follow(turn)) return;
+      answerFailed.add(turn.id);
       decor.wish(turn.id, { reaction: 'failed', session: 'active', sessionWhen: 'if-shown', certain: true });
       decor.forget(turn.id);
     },
@@ -175,6 +178,8 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     switch (outcome.type) {
       case 'completed': {
         const ending = await endingOf(turn);
+        // The answer could not be posted meanwhile: that ending (failed) stands.
+        if (answerFailed.delete(turn.id)) return;
         // The session goes back to idle only if it showed something: a quick answer never opened one.
         decor.wish(turn.id, { reaction: ending, session: 'active', sessionWhen: 'if-shown', certain: true });
         decor.forget(turn.id);

@@ -88,12 +88,8 @@ export class ThreadDecor {
     where: { thread: ThreadKey; triggerTs: string },
     inherited: { reactions?: readonly ThreadStatus[]; session?: boolean } = {},
   ): void {
-    const known = this.#turns.get(turnId);
-    if (known) {
-      for (const status of inherited.reactions ?? []) known.maybeElsewhere.add(statusReactions[status]);
-      known.sessionMaybeElsewhere ||= inherited.session ?? false;
-      return;
-    }
+    // Followed here already: what it shows is known, whatever the turn's row says.
+    if (this.#turns.has(turnId)) return;
     this.#turns.set(turnId, {
       thread: where.thread,
       triggerTs: where.triggerTs,

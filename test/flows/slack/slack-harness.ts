@@ -129,7 +129,8 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       logger,
       now: options.now,
       slackClock: options.slackClock,
-      slackLimits: options.slackLimits,
+      // A stand-in that enforces no limits is planned for as one: no pacing, unless a test asks.
+      slackLimits: options.slackLimits ?? (options.slackApi?.rateLimits ? undefined : {}),
       delivery: options.delivery,
       workingAfterMs: options.workingAfterMs,
       statusRefreshMs: options.statusRefreshMs,

@@ -39,7 +39,7 @@ describe("Slack's stop button on the agent session", () => {
       event_ts: '1767225999.000100',
     });
     expect(sent.status).toBe(200);
-    await eventually(() => !alive(jobPid), 'the job to be killed', 2_000);
+    await eventually(() => !alive(jobPid), 'the job to be killed');
     await slack.api.waitFor('chat.postMessage', (call) => String(call.params.text).includes('Stopped by'));
     await slack.settle();
 
