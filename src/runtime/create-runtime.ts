@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TurnRunner } from '../agent/turn-runner.js';
 import { checkEdit, type EditCheck } from '../approvals/check-edit.js';
-import { type DecisionOutcome, type DecisionRequest, decideApproval } from '../approvals/decide-approval.js';
+import {
+  type CardLookup,
+  type DecisionOutcome,
+  type DecisionRequest,
+  decideApproval,
+} from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
 import type { OutboxWorker } from '../outbox/outbox-worker.js';
 import { redactKnownPatterns } from '../secrets/index.js';
@@ -76,6 +81,11 @@ export class Runtime {
     return this.#options.policy;
   }
 
+  /** How a click on a message that is not a recorded card is checked (see `bindingMismatch`). */
+  get cards(): CardLookup | undefined {
+    return this.#options.cards;
+  }
+
   /** Status decoration (the Slack adapter); set once the adapter exists, since it needs the runtime too. */
   observe(observer: TurnObserver): void {
     this.#observer = observer;
@@ -127,6 +137,7 @@ export class Runtime {
         directory: this.#options.directory,
         logger: this.#options.logger,
         checkEdit: (approval, edited) => this.checkEdit(approval, edited),
+        cards: this.#options.cards,
       },
       request,
       { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
-import { createFindDelivery, deliveryEventType } from './find-delivery.js';
+import { createDeliveryKeyAt, createFindDelivery, deliveryEventType } from './find-delivery.js';
 import { SlackApiError } from './slack-errors.js';
 import { createSlackLookups, type SlackLookups } from './slack-lookups.js';
 import type { OutgoingMessage, SlackPort } from './slack-port.js';
@@ -230,6 +230,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       }
     },
     findDelivery: createFindDelivery({ client, call }),
+    deliveryKeyAt: createDeliveryKeyAt({ client, call }),
     async openDirectMessage(userId) {
       const channel = await directChannels.fetch(userId, {
         context: async () => {

@@ -13,6 +13,7 @@ import { createProcessIdentity } from '../runtime/process-identity.js';
 import { createRedactor, redactingLogger } from '../secrets/index.js';
 import { attachSlack } from '../slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
+import { createSlackCardLookup } from '../slack/slack-card-lookup.js';
 import { policyVocabulary } from '../tools/index.js';
 import {
   buildModel,
@@ -137,6 +138,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       policy,
       tools: ops.tools(tools),
       directory: slack,
+      cards: createSlackCardLookup({ slack, logger }),
       logger,
       now,
       botName: identity.user ?? 'holdfast',
