@@ -158,20 +158,50 @@ ${pageBlocksScript}
     return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(answered);
   }
+  // What went wrong with something the person did, where they will see it (the header's small status is
+  // about the connection only). Cleared once it no longer holds.
+  function notice(text, kind) {
+    var box = $('notice');
+    box.textContent = text || '';
+    box.hidden = !text;
+    box.className = 'notice' + (kind ? ' ' + kind : '');
+  }
+  // Slack refuses a message longer than this; so does the workspace, and the page says so first.
+  var MESSAGE_LIMIT = 40000;
+  function tooLong(text) {
+    return 'Not sent: this message is ' + text.length.toLocaleString('en') + ' characters long, and Slack takes at most ' +
+      MESSAGE_LIMIT.toLocaleString('en') + '. Shorten it and send it again.';
+  }
+  // As Slack's own client sends it: &, < and > escaped, so what was typed reaches holdfast as typed.
   function outgoing(text) {
-    return text.replace(/@holdfast\b/g, '<@' + (state ? state.bot.userId : 'U0HOLDFAST') + '>');
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+      .replace(/@holdfast\b/g, '<@' + (state ? state.bot.userId : 'U0HOLDFAST') + '>');
   }
   function send(input, threadTs) {
-    var text = input.value.trim();
+    var typed = input.value;
+    var text = typed.trim();
     if (!text) return;
-    input.value = '';
     var body = { user: ui.viewer, channel: threadTs ? ui.thread.channel : ui.channel, text: outgoing(text) };
+    if (body.text.length > MESSAGE_LIMIT) { notice(tooLong(body.text), 'error'); return; }
+    input.value = '';
     if (threadTs) body.thread_ts = threadTs;
+    // A message that did not get through goes back in the box, with the reason above it.
+    var giveBack = function (reason) {
+      if (!input.value) input.value = typed;
+      notice(reason, 'error');
+    };
     post('/ui/message', body).then(function (result) {
+      if (!result || result.ok === false) {
+        giveBack(result && result.message ? result.message : 'Not sent: the workspace refused this message.');
+        return;
+      }
+      notice('');
       if (!threadTs && result.ts && body.channel.charAt(0) === 'C' && body.text.indexOf('<@') >= 0) {
         ui.thread = { channel: body.channel, ts: result.ts };
       }
       refresh();
+    }, function () {
+      if (!signedOut) giveBack('Not sent: holdfast cannot be reached. Your message is back in the box; send it again once the page says "live".');
     });
   }
   function bindComposer(formId, inputId, threadTs) {
@@ -185,12 +215,39 @@ ${pageBlocksScript}
   bindComposer('channel-composer', 'channel-input', function () { return undefined; });
   bindComposer('thread-composer', 'thread-input', function () { return ui.thread ? ui.thread.ts : undefined; });
 
+  // Clicks that could not reach holdfast, kept in order and sent again when the connection is back. A
+  // click sent twice is harmless: holdfast decides a request once and tells the second click so.
+  var unsentClicks = [];
   function click(entry) {
     var body = { user: ui.viewer, action_id: entry.element.action_id, value: entry.element.value || '' };
     if (entry.target.block_id) body.block_id = entry.target.block_id;
     if (entry.target.channel) { body.channel = entry.target.channel; body.message_ts = entry.target.message_ts; }
     if (entry.target.ephemeral_id !== undefined) body.ephemeral_id = entry.target.ephemeral_id;
-    post('/ui/click', body).then(refresh);
+    body.label = entry.label;
+    sendClick(body);
+  }
+  function sendClick(body) {
+    var label = body.label;
+    var payload = {};
+    Object.keys(body).forEach(function (key) { if (key !== 'label') payload[key] = body[key]; });
+    post('/ui/click', payload).then(function (result) {
+      if (result && result.ok === false) notice('Your click on "' + label + '" was refused by the workspace (' + (result.message || result.error) + '). Nothing changed.', 'error');
+      else if (unsentClicks.length === 0) notice('');
+      refresh();
+    }, function () {
+      if (signedOut) return;
+      unsentClicks.push(body);
+      document.body.dataset.unsentClicks = String(unsentClicks.length);
+      notice('Your click on "' + label + '" has not reached holdfast: it cannot be reached right now. The click is kept and will be sent as soon as the connection is back.', 'warn');
+    });
+  }
+  function resendClicks() {
+    var waiting = unsentClicks;
+    if (waiting.length === 0) return;
+    unsentClicks = [];
+    document.body.dataset.unsentClicks = '0';
+    notice('Sending the click you made while holdfast could not be reached…', 'warn');
+    waiting.forEach(sendClick);
   }
   var confirming = null;
   document.addEventListener('click', function (event) {
@@ -205,6 +262,7 @@ ${pageBlocksScript}
       var entry = pendingConfirms[Number(bk.getAttribute('data-button'))];
       if (!entry) return;
       var confirm = entry.element.confirm;
+      entry.label = bk.textContent;
       if (!confirm) { bk.disabled = true; click(entry); return; }
       confirming = entry;
       $('confirm-title').innerHTML = textObject(confirm.title);
@@ -227,7 +285,7 @@ ${pageBlocksScript}
 
   function connect() {
     var source = new EventSource('/stream');
-    source.addEventListener('open', function () { $('connection').textContent = 'live'; refresh(); });
+    source.addEventListener('open', function () { $('connection').textContent = 'live'; resendClicks(); refresh(); });
     source.addEventListener('change', function () { refresh(); });
     source.addEventListener('error', function () {
       if (signedOut) { source.close(); return; }

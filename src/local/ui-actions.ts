@@ -8,12 +8,26 @@ import { wireMessage } from './wire-message.js';
 
 const userId = z.string().refine((id) => findUser(id)?.id === id, 'a seeded user id');
 const channelId = z.string().refine((id) => findChannel(id) !== undefined, 'a seeded channel id');
+/** Slack refuses a message longer than this (`msg_too_long`). */
+export const slackMessageLimit = 40_000;
 export const uiMessageSchema = z.object({
   user: userId,
   channel: channelId,
-  text: z.string().min(1).max(40_000),
+  text: z.string().min(1),
   thread_ts: z.string().optional(),
 });
+
+/** The refusal of a message Slack would not take, in words the page shows beside the composer. */
+export function refuseTooLong(input: z.output<typeof uiMessageSchema>) {
+  if (input.text.length <= slackMessageLimit) return undefined;
+  return {
+    ok: false,
+    error: 'msg_too_long',
+    message:
+      `Not sent: this message is ${input.text.length.toLocaleString('en')} characters long, and Slack takes ` +
+      `at most ${slackMessageLimit.toLocaleString('en')}. Shorten it and send it again.`,
+  } as const;
+}
 export const uiClickSchema = z.object({
   user: userId,
   channel: channelId.optional(),
@@ -55,6 +69,8 @@ export function createUiActions(deps: UiActionDeps) {
   const deliverEvent = (event: Record<string, unknown>) => deliver(jsonDelivery(eventEnvelope(event, now())));
 
   const postUserMessage = async (input: z.output<typeof uiMessageSchema>) => {
+    const tooLong = refuseTooLong(input);
+    if (tooLong) return tooLong;
     if (input.text.trim().startsWith('/approvals')) {
       const user = findUser(input.user);
       const channel = findChannel(input.channel);

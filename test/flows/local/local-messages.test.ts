@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { startLocalHoldfast } from './local-holdfast.js';
+import { waitForState } from './local-http.js';
+
+describe('local mode, as a person writing to holdfast', () => {
+  it('refuses a message longer than Slack takes, with a reason the page can show, and keeps nothing', async () => {
+    const { tab } = await startLocalHoldfast();
+
+    const reply = await tab.post('/ui/message', {
+      user: 'U0ALICE',
+      channel: 'C0OPS',
+      text: `<@U0HOLDFAST> ${'x'.repeat(50_000)}`,
+    });
+
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.text)).toEqual({
+      ok: false,
+      error: 'msg_too_long',
+      message:
+        'Not sent: this message is 50,014 characters long, and Slack takes at most 40,000. Shorten it and send it again.',
+    });
+    expect((await tab.state('U0ALICE')).messages).toEqual([]);
+  });
+
+  it('answers each direct message on its own, not the request before it', async () => {
+    const { tab } = await startLocalHoldfast();
+    const dm = (text: string) => tab.post('/ui/message', { user: 'U0ALICE', channel: 'D0ALICE', text });
+
+    expect((await dm('run `echo first`')).status).toBe(200);
+    await waitForState(
+      tab,
+      'U0ALICE',
+      (state) => state.messages.find((message) => message.text.startsWith('Approval needed')),
+      'the card for the first request',
+    );
+    expect((await dm('list files')).status).toBe(200);
+
+    const listed = await waitForState(
+      tab,
+      'U0ALICE',
+      (state) =>
+        state.messages.find(
+          (message) => message.user === 'U0HOLDFAST' && message.text.includes('`list_files`'),
+        ),
+      'an answer to the second message',
+    );
+    expect(listed.text).not.toContain('run_shell');
+    const cards = (await tab.state('U0ALICE')).messages.filter((message) =>
+      message.text.startsWith('Approval needed'),
+    );
+    expect(cards).toHaveLength(1);
+  });
+});
