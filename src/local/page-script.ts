@@ -1,9 +1,11 @@
 import { pageBlocksScript } from './page-blocks-script.js';
+import { pageSendScript } from './page-send-script.js';
 
 /**
  * The local page's client: renders `/state` (messages, Block Kit, mrkdwn, ephemerals, App Home), follows
  * `/stream`, and sends what the person does to `/ui/*`. Plain ES5 in one closure, so it needs no build.
- * How it draws Slack content (mrkdwn, Block Kit) is in page-blocks-script.ts, part of the same closure.
+ * How it draws Slack content (mrkdwn, Block Kit) is in page-blocks-script.ts, and how what the person
+ * sends is refused, kept or sent again in page-send-script.ts, both parts of the same closure.
  */
 export const pageScript = String.raw`
 (function () {
@@ -158,20 +160,7 @@ ${pageBlocksScript}
     return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(answered);
   }
-  // What went wrong with something the person did, where they will see it (the header's small status is
-  // about the connection only). Cleared once it no longer holds.
-  function notice(text, kind) {
-    var box = $('notice');
-    box.textContent = text || '';
-    box.hidden = !text;
-    box.className = 'notice' + (kind ? ' ' + kind : '');
-  }
-  // Slack refuses a message longer than this; so does the workspace, and the page says so first.
-  var MESSAGE_LIMIT = 40000;
-  function tooLong(text) {
-    return 'Not sent: this message is ' + text.length.toLocaleString('en') + ' characters long, and Slack takes at most ' +
-      MESSAGE_LIMIT.toLocaleString('en') + '. Shorten it and send it again.';
-  }
+${pageSendScript}
   // As Slack's own client sends it: &, < and > escaped, so what was typed reaches holdfast as typed.
   function outgoing(text) {
     return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
@@ -215,40 +204,6 @@ ${pageBlocksScript}
   bindComposer('channel-composer', 'channel-input', function () { return undefined; });
   bindComposer('thread-composer', 'thread-input', function () { return ui.thread ? ui.thread.ts : undefined; });
 
-  // Clicks that could not reach holdfast, kept in order and sent again when the connection is back. A
-  // click sent twice is harmless: holdfast decides a request once and tells the second click so.
-  var unsentClicks = [];
-  function click(entry) {
-    var body = { user: ui.viewer, action_id: entry.element.action_id, value: entry.element.value || '' };
-    if (entry.target.block_id) body.block_id = entry.target.block_id;
-    if (entry.target.channel) { body.channel = entry.target.channel; body.message_ts = entry.target.message_ts; }
-    if (entry.target.ephemeral_id !== undefined) body.ephemeral_id = entry.target.ephemeral_id;
-    body.label = entry.label;
-    sendClick(body);
-  }
-  function sendClick(body) {
-    var label = body.label;
-    var payload = {};
-    Object.keys(body).forEach(function (key) { if (key !== 'label') payload[key] = body[key]; });
-    post('/ui/click', payload).then(function (result) {
-      if (result && result.ok === false) notice('Your click on "' + label + '" was refused by the workspace (' + (result.message || result.error) + '). Nothing changed.', 'error');
-      else if (unsentClicks.length === 0) notice('');
-      refresh();
-    }, function () {
-      if (signedOut) return;
-      unsentClicks.push(body);
-      document.body.dataset.unsentClicks = String(unsentClicks.length);
-      notice('Your click on "' + label + '" has not reached holdfast: it cannot be reached right now. The click is kept and will be sent as soon as the connection is back.', 'warn');
-    });
-  }
-  function resendClicks() {
-    var waiting = unsentClicks;
-    if (waiting.length === 0) return;
-    unsentClicks = [];
-    document.body.dataset.unsentClicks = '0';
-    notice('Sending the click you made while holdfast could not be reached…', 'warn');
-    waiting.forEach(sendClick);
-  }
   var confirming = null;
   document.addEventListener('click', function (event) {
     var target = event.target.closest ? event.target : event.target.parentElement;

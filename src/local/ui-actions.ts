@@ -8,6 +8,16 @@ import { wireMessage } from './wire-message.js';
 
 const userId = z.string().refine((id) => findUser(id)?.id === id, 'a seeded user id');
 const channelId = z.string().refine((id) => findChannel(id) !== undefined, 'a seeded channel id');
+/**
+ * A click holdfast did not receive (it is starting or stopped): nothing was decided, and the page keeps
+ * the click to send again rather than let it vanish.
+ */
+const unreachable = {
+  ok: false,
+  error: 'holdfast_unreachable',
+  message: 'holdfast did not receive the click',
+} as const;
+
 /** Slack refuses a message longer than this (`msg_too_long`). */
 export const slackMessageLimit = 40_000;
 export const uiMessageSchema = z.object({
@@ -130,7 +140,7 @@ export function createUiActions(deps: UiActionDeps) {
     const common = blockActionsBase(input, now());
     if (!input.channel) {
       const view = store.view(input.user);
-      await deliver(
+      const delivered = await deliver(
         formDelivery({
           payload: JSON.stringify({
             ...common,
@@ -139,14 +149,14 @@ export function createUiActions(deps: UiActionDeps) {
           }),
         }),
       );
-      return { ok: true };
+      return delivered ? { ok: true } : unreachable;
     }
     const message: LocalMessage | undefined = input.message_ts
       ? store.message(input.channel, input.message_ts)
       : undefined;
     const ephemeral = input.ephemeral_id !== undefined;
     const threadTs = message?.threadTs;
-    await deliver(
+    const delivered = await deliver(
       formDelivery({
         payload: JSON.stringify({
           ...common,
@@ -163,7 +173,7 @@ export function createUiActions(deps: UiActionDeps) {
         }),
       }),
     );
-    return { ok: true };
+    return delivered ? { ok: true } : unreachable;
   };
 
   const openHome = async ({ user }: z.output<typeof uiHomeSchema>) => {

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startLocalWorkspace } from '../../../src/local/start-local-workspace.js';
+import { tempDir } from '../../support/temp-dir.js';
+import { createTestLogger } from '../../support/test-logger.js';
 import { startLocalHoldfast } from './local-holdfast.js';
-import { waitForState } from './local-http.js';
+import { signIn, waitForState } from './local-http.js';
 
 describe('local mode, as a person writing to holdfast', () => {
   it('refuses a message longer than Slack takes, with a reason the page can show, and keeps nothing', async () => {
@@ -49,5 +52,33 @@ describe('local mode, as a person writing to holdfast', () => {
       message.text.startsWith('Approval needed'),
     );
     expect(cards).toHaveLength(1);
+  });
+});
+
+describe('local mode, when holdfast cannot be reached', () => {
+  it('tells the page a click was not received, so the page keeps it instead of losing it', async () => {
+    const workspace = await startLocalWorkspace({
+      port: 0,
+      databasePath: tempDir('holdfast-unreachable-').file('local-workspace.db'),
+      signingSecret: 'u'.repeat(32),
+      botToken: 'xoxb-local-unreachable-test',
+      // Nothing listens here: holdfast is stopped, or still starting.
+      deliverTo: 'http://127.0.0.1:9/slack/events',
+      modelLabel: 'test',
+      logger: createTestLogger().logger,
+      now: Date.now,
+    });
+    onTestFinished(() => workspace.close());
+    const tab = await signIn(workspace.url);
+
+    const reply = await tab.post('/ui/click', {
+      user: 'U0BOB',
+      channel: 'C0OPS',
+      message_ts: '1700000000.000100',
+      action_id: 'holdfast.approval.allow',
+      value: 'apr_1',
+    });
+
+    expect(JSON.parse(reply.text)).toMatchObject({ ok: false, error: 'holdfast_unreachable' });
   });
 });
