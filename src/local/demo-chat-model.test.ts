@@ -78,6 +78,12 @@ describe('demo chat model', () => {
     expect(reply.content).toMatch(
       /^I read the 2 earlier messages of this conversation\.\n\nI am the demo model\./,
     );
+    // An earlier answer with blank lines in it is still context, never the request.
+    const long = `${directContextHeading}\n@alice: read README.md\n@holdfast: Result:\n\nread from here`;
+    expect(await onlyCall(`${long}\n\n@alice: read notes.txt`)).toEqual({
+      name: 'read_file',
+      args: { path: 'notes.txt' },
+    });
     const unread = await ask(`${contextUnavailableNote}\n\n@alice: thanks!`);
     expect(unread.toolCalls).toEqual([]);
     expect(unread.content).toMatch(/^I am the demo model\./);

@@ -84,8 +84,14 @@ function readRequest(content: string): {
     return { said: content.slice(contextUnavailableNote.length).trimStart(), contextLines: 0, where };
   if (!content.startsWith(threadContextHeading) && !content.startsWith(directContextHeading))
     return { said: content, contextLines: 0, where };
-  const [context = '', ...rest] = content.split('\n\n');
-  return { said: rest.join('\n\n'), contextLines: context.split('\n').length - 1, where };
+  // The request is the last paragraph that opens with its speaker (`@alice: …`); an earlier message in
+  // the context may hold blank lines of its own, so the context is never cut at the first one.
+  const starts = [...content.matchAll(/\n\n(?=@[^:\n]{1,80}:)/g)];
+  const at = starts.at(-1)?.index;
+  if (at === undefined) return { said: '', contextLines: 0, where };
+  const context = content.slice(0, at);
+  const contextLines = context.split('\n').filter((line) => /^(?:@[^:\n]{1,80}|a bot): /.test(line)).length;
+  return { said: content.slice(at + 2), contextLines, where };
 }
 
 /** Users' turns arrive as `@alice: text`; mentions of the bot are already rendered as `@holdfast`. */

@@ -55,6 +55,30 @@ describe('local mode, as a person writing to holdfast', () => {
   });
 });
 
+describe("local mode's demo working directory, on a fresh start", () => {
+  it('has files for the README\'s "list files" and "read …" phrases to find', async () => {
+    const { tab } = await startLocalHoldfast();
+    const dm = (text: string) => tab.post('/ui/message', { user: 'U0ALICE', channel: 'D0ALICE', text });
+    const answerWith = (text: string, what: string) =>
+      waitForState(
+        tab,
+        'U0ALICE',
+        (state) =>
+          state.messages.find((message) => message.user === 'U0HOLDFAST' && message.text.includes(text)),
+        what,
+      );
+
+    await dm('list files');
+    const listed = await answerWith('`list_files` finished', 'the file list');
+    expect(listed.text).toContain('README.md');
+    expect(listed.text).toContain('notes.txt');
+    await dm('read README.md');
+    expect((await answerWith('Demo working directory', 'the README')).text).toContain('`read_file` finished');
+    await dm('read notes.txt');
+    expect((await answerWith('On-call notes', 'the notes')).text).toContain('`read_file` finished');
+  });
+});
+
 describe('local mode, when holdfast cannot be reached', () => {
   it('tells the page a click was not received, so the page keeps it instead of losing it', async () => {
     const workspace = await startLocalWorkspace({
