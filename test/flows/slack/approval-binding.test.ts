@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import {
+  approvalActionBlocks,
   approvalButtons,
   countingShellTool,
   type HarnessOptions,
@@ -227,6 +228,48 @@ describe('a click is bound to a card of its request as posted', () => {
       { channel: card.channel, ts: card.ts },
     ]);
     expect(slack.api.callsTo('conversations.replies').some((call) => call.params.ts === threadTs)).toBe(true);
+    expect(refusals(slack)).toEqual([]);
+  });
+
+  it('finds a DM copy whose ts a crash kept from the database, and accepts its click', async () => {
+    const { tool, runs } = countingShellTool();
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([
+        reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_1']),
+        reply.text('Done.'),
+      ]),
+      tools: [tool],
+      delivery: { backoffMs: () => 60_000 },
+      env: { HOLDFAST_APPROVER_DMS: '10' },
+    });
+    const isCopy = (call: { params: Record<string, unknown> }) =>
+      String(
+        (call.params.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key,
+      ).startsWith('copies:');
+    const lostCopy = slack.api.holdNext('chat.postMessage', isCopy);
+    await slack.mention('please run it');
+    await lostCopy.arrived;
+    lostCopy.drop();
+    const posted = await slack.api.waitFor(
+      'chat.postMessage',
+      (call) => isCopy(call) && call.response.ok === true,
+    );
+    const copy = approvalActionBlocks(posted.params.blocks)[0];
+    const requestId = String(copy?.elements[0]?.value);
+    const dm = { channel: String(posted.params.channel), ts: String(posted.response.ts) };
+    expect(
+      readRows(slack.databasePath, `SELECT ts FROM approval_cards WHERE channel = '${dm.channel}'`),
+    ).toEqual([]);
+
+    await slack.click('allow', { requestId, blockId: copy?.block_id, ...dm });
+
+    await vi.waitFor(() => expect(runs).toEqual(['systemctl restart web']));
+    expect(await slack.holdfast.runtime.store.approvals.get(requestId)).toMatchObject({
+      decision: 'allowed',
+    });
+    expect(
+      readRows(slack.databasePath, `SELECT ts FROM approval_cards WHERE channel = '${dm.channel}'`),
+    ).toEqual([{ ts: dm.ts }]);
     expect(refusals(slack)).toEqual([]);
   });
 
