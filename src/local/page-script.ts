@@ -184,7 +184,9 @@ ${pageSendScript}
         giveBack(result && result.message ? result.message : 'Not sent: the workspace refused this message.');
         return;
       }
-      notice('');
+      notice(result.delivered === false
+        ? 'Posted, but holdfast did not receive it: it is stopped or still starting. Send it again once holdfast is back.'
+        : '', 'warn');
       if (!threadTs && result.ts && body.channel.charAt(0) === 'C' && body.text.indexOf('<@') >= 0) {
         ui.thread = { channel: body.channel, ts: result.ts };
       }

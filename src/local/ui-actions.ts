@@ -130,10 +130,11 @@ export function createUiActions(deps: UiActionDeps) {
       event_ts: message.ts,
       team: localTeam.id,
     };
-    await deliverEvent(event);
+    const delivered = await deliverEvent(event);
     if (channel?.type !== 'im' && input.text.includes(`<@${localBot.userId}>`))
       await deliverEvent({ ...event, type: 'app_mention', channel_type: undefined });
-    return { ok: true, ts: message.ts };
+    // Posted, as in Slack, but holdfast never heard of it: the page says so rather than show silence.
+    return { ok: true, ts: message.ts, ...(delivered ? {} : { delivered: false }) };
   };
 
   const click = async (input: z.output<typeof uiClickSchema>) => {

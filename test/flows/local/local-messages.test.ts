@@ -79,21 +79,26 @@ describe("local mode's demo working directory, on a fresh start", () => {
   });
 });
 
+/** A workspace whose holdfast is not there (stopped, or still starting), and a tab signed in to it. */
+async function unreachableWorkspace() {
+  const workspace = await startLocalWorkspace({
+    port: 0,
+    databasePath: tempDir('holdfast-unreachable-').file('local-workspace.db'),
+    signingSecret: 'u'.repeat(32),
+    botToken: 'xoxb-local-unreachable-test',
+    // Nothing listens here.
+    deliverTo: 'http://127.0.0.1:9/slack/events',
+    modelLabel: 'test',
+    logger: createTestLogger().logger,
+    now: Date.now,
+  });
+  onTestFinished(() => workspace.close());
+  return signIn(workspace.url);
+}
+
 describe('local mode, when holdfast cannot be reached', () => {
   it('tells the page a click was not received, so the page keeps it instead of losing it', async () => {
-    const workspace = await startLocalWorkspace({
-      port: 0,
-      databasePath: tempDir('holdfast-unreachable-').file('local-workspace.db'),
-      signingSecret: 'u'.repeat(32),
-      botToken: 'xoxb-local-unreachable-test',
-      // Nothing listens here: holdfast is stopped, or still starting.
-      deliverTo: 'http://127.0.0.1:9/slack/events',
-      modelLabel: 'test',
-      logger: createTestLogger().logger,
-      now: Date.now,
-    });
-    onTestFinished(() => workspace.close());
-    const tab = await signIn(workspace.url);
+    const tab = await unreachableWorkspace();
 
     const reply = await tab.post('/ui/click', {
       user: 'U0BOB',
@@ -104,5 +109,13 @@ describe('local mode, when holdfast cannot be reached', () => {
     });
 
     expect(JSON.parse(reply.text)).toMatchObject({ ok: false, error: 'holdfast_unreachable' });
+  });
+
+  it('tells the page a message was posted but not received, so it can say so', async () => {
+    const tab = await unreachableWorkspace();
+
+    const reply = await tab.post('/ui/message', { user: 'U0ALICE', channel: 'D0ALICE', text: 'hello?' });
+
+    expect(JSON.parse(reply.text)).toMatchObject({ ok: true, delivered: false });
   });
 });
