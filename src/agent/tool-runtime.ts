@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store } from '../store/store.js';
+import { TurnAbortedError } from './agent-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { hashArguments } from './hash-arguments.js';
@@ -239,6 +240,13 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
   batch.progress?.({ type: 'tool-started', call: shown });
   try {
     const result = await tool.execute(args, toolContext(site, tool, batch, deps));
+    if (batch.signal.aborted && batch.signal.reason instanceof TurnAbortedError) {
+      // holdfast is shutting down: the tool was told to stop (a command's process group ended), so what
+      // it did is only partly known. Its result says so; the audit says it was interrupted.
+      batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'failed' });
+      await recordShutdownInterruption(site, tool.name, deps);
+      return result;
+    }
     batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'done' });
     return result;
   } catch (error) {
@@ -257,6 +265,23 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
     deps.logger.info({ err: error, tool: tool.name, toolCallId: call.id }, 'tool failed');
     return `Error: ${tool.name} failed: ${describeError(error)}`;
   }
+}
+
+async function recordShutdownInterruption(
+  site: ToolCallSite,
+  toolName: string,
+  deps: ToolRuntimeDeps,
+): Promise<void> {
+  deps.logger.warn(
+    { tool: toolName, toolCallId: site.toolCallId },
+    'tool interrupted: holdfast is shutting down',
+  );
+  await deps.store.audit.record({
+    actor: 'holdfast',
+    kind: 'tool.interrupted',
+    conversationId: site.conversationId,
+    data: { tool: toolName, toolCallId: site.toolCallId, reason: 'shutdown' },
+  });
 }
 
 function toolContext(site: ToolCallSite, tool: Tool, batch: ToolBatch, deps: ToolRuntimeDeps): ToolContext {

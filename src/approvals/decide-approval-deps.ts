@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Approval } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import type { CardLookup } from './card-lookup.js';
 import type { EditCheck } from './check-edit.js';
 import type { Policy } from './policy.js';
 
@@ -16,4 +17,6 @@ export interface DecideApprovalDeps {
   readonly logger: Logger;
   /** Checks an approver's edited arguments (see `checkEdit`); needed only for decisions with an edit. */
   readonly checkEdit?: (approval: Approval, edited: unknown) => Promise<EditCheck>;
+  /** Reads a clicked message back when it is not a recorded card; without it such a click is refused. */
+  readonly cards?: CardLookup;
 }

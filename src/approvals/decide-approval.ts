@@ -8,6 +8,7 @@ import { type RefusedClick, recordRefusal } from './record-refusal.js';
 
 // A decision's parts each have a file of their own; this one stays where importers take them from.
 export { bindingMismatch } from './binding-mismatch.js';
+export type { CardLookup, CardLookupResult } from './card-lookup.js';
 export type { ApproverDirectory, DecideApprovalDeps } from './decide-approval-deps.js';
 export type { DecisionOutcome } from './decision-outcome.js';
 export type { DecisionAction, DecisionOrigin, DecisionRequest } from './decision-request.js';
@@ -64,8 +65,8 @@ export async function decideApproval(
     if (check.type === 'edit') edit = check.edit;
   }
   const origin = request.origin;
-  // A clicked card whose ts was never recorded (the process died right after posting it) becomes one of
-  // the request's cards in the decision's commit.
+  // A clicked card whose ts was never recorded (the process died right after posting it), found in Slack
+  // by the binding check, becomes one of the request's cards in the decision's commit.
   const newCard =
     origin.type === 'card' && !isRecordedCard(approval, origin.channelId, origin.messageTs)
       ? { channel: origin.channelId, ts: origin.messageTs }

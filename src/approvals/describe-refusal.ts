@@ -10,7 +10,15 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
     case 'no-approvers':
       return `No approvers are configured for \`${approval.toolName}\`. Set HOLDFAST_APPROVERS or the policy file.`;
     case 'origin-mismatch':
-      return 'This button does not belong to that approval request, so nothing was changed.';
+      return (
+        'This button is not on a card holdfast posted for that request, so nothing was changed. ' +
+        'Decide it from the card in its thread, or from `/approvals`.'
+      );
+    case 'origin-unconfirmed':
+      return (
+        'holdfast could not check with Slack that this card belongs to that request, so nothing was ' +
+        'changed. Try again in a moment, or decide it from `/approvals`.'
+      );
     case 'workspace-mismatch':
       return 'This click came from another Slack workspace or organisation than the request, so nothing was changed.';
     case 'arguments-mismatch':

@@ -3,6 +3,8 @@ export type RefusalReason =
   | 'self-approval'
   | 'no-approvers'
   | 'origin-mismatch'
+  /** A click on a message that is not a recorded card, when the chat service could not be asked about it. */
+  | 'origin-unconfirmed'
   | 'workspace-mismatch'
   | 'arguments-mismatch';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../agent/chat-model.js';
 import { notRunResult } from '../agent/tool-runtime.js';
-import { threadContextHeading } from '../slack/thread-context.js';
+import { directContextHeading } from '../slack/direct-context.js';
+import { contextUnavailableNote, threadContextHeading } from '../slack/thread-context.js';
 import { createDemoChatModel } from './demo-chat-model.js';
 
 const spec = (name: string): ToolSpec => ({ name, description: name, parameters: { type: 'object' } });
@@ -67,6 +68,25 @@ describe('demo chat model', () => {
       name: 'run_shell',
       args: { command: 'df -h' },
     });
+  });
+
+  it("answers a direct message on its own, never acting on the conversation's earlier requests", async () => {
+    const context = `${directContextHeading}\n@alice: run \`df -h\`\n@holdfast: \`run_shell\` finished.`;
+    expect(await onlyCall(`${context}\n\n@alice: list files`)).toEqual({ name: 'list_files', args: {} });
+    const reply = await ask(`${context}\n\n@alice: thanks!`);
+    expect(reply.toolCalls).toEqual([]);
+    expect(reply.content).toMatch(
+      /^I read the 2 earlier messages of this conversation\.\n\nI am the demo model\./,
+    );
+    // An earlier answer with blank lines in it is still context, never the request.
+    const long = `${directContextHeading}\n@alice: read README.md\n@holdfast: Result:\n\nread from here`;
+    expect(await onlyCall(`${long}\n\n@alice: read notes.txt`)).toEqual({
+      name: 'read_file',
+      args: { path: 'notes.txt' },
+    });
+    const unread = await ask(`${contextUnavailableNote}\n\n@alice: thanks!`);
+    expect(unread.toolCalls).toEqual([]);
+    expect(unread.content).toMatch(/^I am the demo model\./);
   });
 
   it('runs a shell command given in backticks or plainly', async () => {

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
 import { streamReply } from '../llm/stream-reply.js';
-import { threadContextHeading } from '../slack/thread-context.js';
+import { directContextHeading } from '../slack/direct-context.js';
+import { contextUnavailableNote, threadContextHeading } from '../slack/thread-context.js';
 
 /**
  * A model for trying holdfast without an API key: it reads the last message and picks a tool by simple
@@ -12,12 +13,12 @@ export function createDemoChatModel(): ChatModel {
     if (!last) return text(helpText(request));
     if (last.role === 'tool') return text(summarizeResults(request.messages));
     if (last.role !== 'user') return text(helpText(request));
-    const { said, contextLines } = readRequest(last.content);
+    const { said, contextLines, where } = readRequest(last.content);
     const reply = replyTo(withoutSpeaker(said), request);
     // Says what it read, so the thread context can be seen at work without a real model.
     if (contextLines === 0 || reply.toolCalls.length > 0) return reply;
     const earlier = contextLines === 1 ? 'the earlier message' : `the ${contextLines} earlier messages`;
-    return text(`I read ${earlier} of this thread.\n\n${reply.content ?? ''}`);
+    return text(`I read ${earlier} of this ${where}.\n\n${reply.content ?? ''}`);
   };
   return {
     complete,
@@ -69,13 +70,28 @@ function replyTo(message: string, request: ChatRequest): ModelReply {
 }
 
 /**
- * A first mention inside a thread arrives after what the thread said before it, as context (one line per
- * message under a heading): the request is what follows; the context is only counted, never acted on.
+ * A first mention inside a thread, and a new top-level DM, arrive after what was said before them, as
+ * context (one line per message under a heading), or after a note that it could not be read: the request
+ * is what follows. The context is only counted, never acted on: each message is answered on its own.
  */
-function readRequest(content: string): { said: string; contextLines: number } {
-  if (!content.startsWith(threadContextHeading)) return { said: content, contextLines: 0 };
-  const [context = '', ...rest] = content.split('\n\n');
-  return { said: rest.join('\n\n'), contextLines: context.split('\n').length - 1 };
+function readRequest(content: string): {
+  said: string;
+  contextLines: number;
+  where: 'thread' | 'conversation';
+} {
+  const where = content.startsWith(directContextHeading) ? 'conversation' : 'thread';
+  if (content.startsWith(contextUnavailableNote))
+    return { said: content.slice(contextUnavailableNote.length).trimStart(), contextLines: 0, where };
+  if (!content.startsWith(threadContextHeading) && !content.startsWith(directContextHeading))
+    return { said: content, contextLines: 0, where };
+  // The request is the last paragraph that opens with its speaker (`@alice: …`); an earlier message in
+  // the context may hold blank lines of its own, so the context is never cut at the first one.
+  const starts = [...content.matchAll(/\n\n(?=@[^:\n]{1,80}:)/g)];
+  const at = starts.at(-1)?.index;
+  if (at === undefined) return { said: '', contextLines: 0, where };
+  const context = content.slice(0, at);
+  const contextLines = context.split('\n').filter((line) => /^(?:@[^:\n]{1,80}|a bot): /.test(line)).length;
+  return { said: content.slice(at + 2), contextLines, where };
 }
 
 /** Users' turns arrive as `@alice: text`; mentions of the bot are already rendered as `@holdfast`. */

@@ -19,6 +19,11 @@ export const pageBlocksScript = String.raw`
     for (var i = 0; i < state.users.length; i++) if (state.users[i].id === id) return state.users[i].name;
     return id;
   }
+  function channelName(id) {
+    if (!state) return id;
+    for (var i = 0; i < state.channels.length; i++) if (state.channels[i].id === id) return state.channels[i].name;
+    return id;
+  }
   function groupHandle(id) {
     for (var i = 0; i < state.groups.length; i++) if (state.groups[i].id === id) return state.groups[i].handle;
     return id;
@@ -40,7 +45,7 @@ export const pageBlocksScript = String.raw`
         return seconds ? new Date(seconds * 1000).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : label || target;
       }
       if (target.indexOf('!') === 0) return '<span class="mention">@' + target.slice(1) + '</span>';
-      if (target.indexOf('#') === 0) return '#' + (label || target.slice(1));
+      if (target.indexOf('#') === 0) return '<span class="mention">#' + (label || escapeHtml(channelName(target.slice(1)))) + '</span>';
       if (/^(https?:|mailto:)/.test(target)) return '<a href="' + target + '" target="_blank" rel="noreferrer">' + (label || target) + '</a>';
       return '&lt;' + inner + '&gt;';
     });
@@ -51,6 +56,12 @@ export const pageBlocksScript = String.raw`
     text = text.replace(/\u0000(\d+)\u0000/g, function (_m, index) { return codes[Number(index)]; });
     return text.replace(/\n/g, '<br>');
   }
+  // Slack's mrkdwn carries three escapes (&amp; &lt; &gt;) that Slack shows as the characters they stand
+  // for. Escaped for HTML they read &amp;amp; and so on: one level comes off once links are found, so a
+  // command reads "a && b < c" as typed, and a real "<" still never opens a link.
+  function unescapeSlack(html) {
+    return html.replace(/&amp;(amp|lt|gt);/g, '&$1;');
+  }
   function mrkdwn(text) {
     var parts = escapeHtml(text || '').split(FENCE);
     var html = '';
@@ -58,7 +69,7 @@ export const pageBlocksScript = String.raw`
       if (i % 2 === 1 && i < parts.length - 1) html += '<pre><code>' + parts[i].replace(/^\n/, '') + '</code></pre>';
       else html += inline(i % 2 === 1 ? FENCE + parts[i] : parts[i]);
     }
-    return html;
+    return unescapeSlack(html);
   }
   function textObject(object) {
     if (!object) return '';

@@ -1,9 +1,11 @@
 import { pageBlocksScript } from './page-blocks-script.js';
+import { pageSendScript } from './page-send-script.js';
 
 /**
  * The local page's client: renders `/state` (messages, Block Kit, mrkdwn, ephemerals, App Home), follows
  * `/stream`, and sends what the person does to `/ui/*`. Plain ES5 in one closure, so it needs no build.
- * How it draws Slack content (mrkdwn, Block Kit) is in page-blocks-script.ts, part of the same closure.
+ * How it draws Slack content (mrkdwn, Block Kit) is in page-blocks-script.ts, and how what the person
+ * sends is refused, kept or sent again in page-send-script.ts, both parts of the same closure.
  */
 export const pageScript = String.raw`
 (function () {
@@ -158,20 +160,39 @@ ${pageBlocksScript}
     return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(answered);
   }
+${pageSendScript}
+  // As Slack's own client sends it: &, < and > escaped, so what was typed reaches holdfast as typed.
   function outgoing(text) {
-    return text.replace(/@holdfast\b/g, '<@' + (state ? state.bot.userId : 'U0HOLDFAST') + '>');
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+      .replace(/@holdfast\b/g, '<@' + (state ? state.bot.userId : 'U0HOLDFAST') + '>');
   }
   function send(input, threadTs) {
-    var text = input.value.trim();
+    var typed = input.value;
+    var text = typed.trim();
     if (!text) return;
-    input.value = '';
     var body = { user: ui.viewer, channel: threadTs ? ui.thread.channel : ui.channel, text: outgoing(text) };
+    if (body.text.length > MESSAGE_LIMIT) { notice(tooLong(body.text), 'error'); return; }
+    input.value = '';
     if (threadTs) body.thread_ts = threadTs;
+    // A message that did not get through goes back in the box, with the reason above it.
+    var giveBack = function (reason) {
+      if (!input.value) input.value = typed;
+      notice(reason, 'error');
+    };
     post('/ui/message', body).then(function (result) {
+      if (!result || result.ok === false) {
+        giveBack(result && result.message ? result.message : 'Not sent: the workspace refused this message.');
+        return;
+      }
+      notice(result.delivered === false
+        ? 'Posted, but holdfast did not receive it: it is stopped or still starting. Send it again once holdfast is back.'
+        : '', 'warn');
       if (!threadTs && result.ts && body.channel.charAt(0) === 'C' && body.text.indexOf('<@') >= 0) {
         ui.thread = { channel: body.channel, ts: result.ts };
       }
       refresh();
+    }, function () {
+      if (!signedOut) giveBack('Not sent: holdfast cannot be reached. Your message is back in the box; send it again once the page says "live".');
     });
   }
   function bindComposer(formId, inputId, threadTs) {
@@ -185,13 +206,6 @@ ${pageBlocksScript}
   bindComposer('channel-composer', 'channel-input', function () { return undefined; });
   bindComposer('thread-composer', 'thread-input', function () { return ui.thread ? ui.thread.ts : undefined; });
 
-  function click(entry) {
-    var body = { user: ui.viewer, action_id: entry.element.action_id, value: entry.element.value || '' };
-    if (entry.target.block_id) body.block_id = entry.target.block_id;
-    if (entry.target.channel) { body.channel = entry.target.channel; body.message_ts = entry.target.message_ts; }
-    if (entry.target.ephemeral_id !== undefined) body.ephemeral_id = entry.target.ephemeral_id;
-    post('/ui/click', body).then(refresh);
-  }
   var confirming = null;
   document.addEventListener('click', function (event) {
     var target = event.target.closest ? event.target : event.target.parentElement;
@@ -205,6 +219,7 @@ ${pageBlocksScript}
       var entry = pendingConfirms[Number(bk.getAttribute('data-button'))];
       if (!entry) return;
       var confirm = entry.element.confirm;
+      entry.label = bk.textContent;
       if (!confirm) { bk.disabled = true; click(entry); return; }
       confirming = entry;
       $('confirm-title').innerHTML = textObject(confirm.title);
@@ -227,7 +242,7 @@ ${pageBlocksScript}
 
   function connect() {
     var source = new EventSource('/stream');
-    source.addEventListener('open', function () { $('connection').textContent = 'live'; refresh(); });
+    source.addEventListener('open', function () { $('connection').textContent = 'live'; resendClicks(); refresh(); });
     source.addEventListener('change', function () { refresh(); });
     source.addEventListener('error', function () {
       if (signedOut) { source.close(); return; }

@@ -8,6 +8,9 @@ export const pageStyle = `
   header .conn { font-size: 12px; opacity: .8; }
   header label { margin-left: auto; font-size: 13px; }
   header select { font-size: 14px; padding: 2px 4px; }
+  .notice { padding: 8px 16px; font-size: 14px; background: #fff4e5; border-bottom: 1px solid #f2c744; }
+  .notice.error { background: #fdecea; border-bottom-color: #e01e5a; }
+  .notice[hidden] { display: none; }
   .layout { flex: 1; display: flex; min-height: 0; }
   nav { width: 200px; background: #3f0e40; color: #cfc3cf; padding: 8px 0; overflow-y: auto; flex-shrink: 0; }
   nav h3 { font-size: 12px; text-transform: uppercase; margin: 12px 16px 4px; opacity: .7; }

@@ -24,6 +24,7 @@ ${pageStyle}
   <span class="conn" id="connection">connecting…</span>
   <label>You are <select id="viewer"></select></label>
 </header>
+<div class="notice" id="notice" role="alert" hidden></div>
 <div class="layout">
   <nav id="sidebar"></nav>
   <main id="main">

@@ -18,17 +18,26 @@ export function readConversation(
   if (!channel) return { ok: false, error: 'channel_not_found' };
   const oldest = text('oldest');
   if (oldest !== undefined && !/^\d+(\.\d+)?$/.test(oldest)) return { ok: false, error: 'invalid_ts_oldest' };
+  const latest = text('latest');
+  if (latest !== undefined && !/^\d+(\.\d+)?$/.test(latest)) return { ok: false, error: 'invalid_ts_latest' };
   const withMetadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
   const wire = (message: LocalMessage) => wireMessage(message, { withMetadata });
+  // Slack's bounds are exclusive unless `inclusive`; the store reads after `oldest`, the rest is here.
+  const inclusive = params.inclusive === true || params.inclusive === 'true';
+  const from = inclusive ? undefined : oldest;
+  const within = (message: LocalMessage) =>
+    (!inclusive || oldest === undefined || Number(message.ts) >= Number(oldest)) &&
+    (latest === undefined ||
+      (inclusive ? Number(message.ts) <= Number(latest) : Number(message.ts) < Number(latest)));
 
   if (method === 'conversations.replies') {
     const threadTs = text('ts') ?? '';
     if (!store.message(channel.id, threadTs)) return { ok: false, error: 'thread_not_found' };
-    return { ok: true, ...page(store.thread(channel.id, threadTs, oldest), params, wire) };
+    return { ok: true, ...page(store.thread(channel.id, threadTs, from).filter(within), params, wire) };
   }
   return {
     ok: true,
-    ...page(store.history(channel.id, oldest), params, wire),
+    ...page(store.history(channel.id, from).filter(within), params, wire),
     pin_count: 0,
     channel_actions_ts: null,
     channel_actions_count: 0,

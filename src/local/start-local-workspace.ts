@@ -213,7 +213,11 @@ export async function startLocalWorkspace(options: LocalWorkspaceOptions): Promi
         sendJson(response, 400, { ok: false, error: 'invalid_request', issues: parsed.error.issues });
         return;
       }
-      sendJson(response, 200, await work(parsed.data));
+      const answer = await work(parsed.data);
+      // A message too long for Slack is refused, in words the page shows as they are.
+      const tooLong =
+        typeof answer === 'object' && answer !== null && 'error' in answer && answer.error === 'msg_too_long';
+      sendJson(response, tooLong ? 400 : 200, answer);
     };
     if (url.pathname === '/ui/message') return reply(uiMessageSchema, ui.postUserMessage);
     if (url.pathname === '/ui/click') return reply(uiClickSchema, ui.click);

@@ -8,12 +8,36 @@ import { wireMessage } from './wire-message.js';
 
 const userId = z.string().refine((id) => findUser(id)?.id === id, 'a seeded user id');
 const channelId = z.string().refine((id) => findChannel(id) !== undefined, 'a seeded channel id');
+/**
+ * A click holdfast did not receive (it is starting or stopped): nothing was decided, and the page keeps
+ * the click to send again rather than let it vanish.
+ */
+const unreachable = {
+  ok: false,
+  error: 'holdfast_unreachable',
+  message: 'holdfast did not receive the click',
+} as const;
+
+/** Slack refuses a message longer than this (`msg_too_long`). */
+export const slackMessageLimit = 40_000;
 export const uiMessageSchema = z.object({
   user: userId,
   channel: channelId,
-  text: z.string().min(1).max(40_000),
+  text: z.string().min(1),
   thread_ts: z.string().optional(),
 });
+
+/** The refusal of a message Slack would not take, in words the page shows beside the composer. */
+export function refuseTooLong(input: z.output<typeof uiMessageSchema>) {
+  if (input.text.length <= slackMessageLimit) return undefined;
+  return {
+    ok: false,
+    error: 'msg_too_long',
+    message:
+      `Not sent: this message is ${input.text.length.toLocaleString('en')} characters long, and Slack takes ` +
+      `at most ${slackMessageLimit.toLocaleString('en')}. Shorten it and send it again.`,
+  } as const;
+}
 export const uiClickSchema = z.object({
   user: userId,
   channel: channelId.optional(),
@@ -55,6 +79,8 @@ export function createUiActions(deps: UiActionDeps) {
   const deliverEvent = (event: Record<string, unknown>) => deliver(jsonDelivery(eventEnvelope(event, now())));
 
   const postUserMessage = async (input: z.output<typeof uiMessageSchema>) => {
+    const tooLong = refuseTooLong(input);
+    if (tooLong) return tooLong;
     if (input.text.trim().startsWith('/approvals')) {
       const user = findUser(input.user);
       const channel = findChannel(input.channel);
@@ -104,17 +130,18 @@ export function createUiActions(deps: UiActionDeps) {
       event_ts: message.ts,
       team: localTeam.id,
     };
-    await deliverEvent(event);
+    const delivered = await deliverEvent(event);
     if (channel?.type !== 'im' && input.text.includes(`<@${localBot.userId}>`))
       await deliverEvent({ ...event, type: 'app_mention', channel_type: undefined });
-    return { ok: true, ts: message.ts };
+    // Posted, as in Slack, but holdfast never heard of it: the page says so rather than show silence.
+    return { ok: true, ts: message.ts, ...(delivered ? {} : { delivered: false }) };
   };
 
   const click = async (input: z.output<typeof uiClickSchema>) => {
     const common = blockActionsBase(input, now());
     if (!input.channel) {
       const view = store.view(input.user);
-      await deliver(
+      const delivered = await deliver(
         formDelivery({
           payload: JSON.stringify({
             ...common,
@@ -123,14 +150,14 @@ export function createUiActions(deps: UiActionDeps) {
           }),
         }),
       );
-      return { ok: true };
+      return delivered ? { ok: true } : unreachable;
     }
     const message: LocalMessage | undefined = input.message_ts
       ? store.message(input.channel, input.message_ts)
       : undefined;
     const ephemeral = input.ephemeral_id !== undefined;
     const threadTs = message?.threadTs;
-    await deliver(
+    const delivered = await deliver(
       formDelivery({
         payload: JSON.stringify({
           ...common,
@@ -147,7 +174,7 @@ export function createUiActions(deps: UiActionDeps) {
         }),
       }),
     );
-    return { ok: true };
+    return delivered ? { ok: true } : unreachable;
   };
 
   const openHome = async ({ user }: z.output<typeof uiHomeSchema>) => {

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TurnRunner } from '../agent/turn-runner.js';
 import { checkEdit, type EditCheck } from '../approvals/check-edit.js';
-import { type DecisionOutcome, type DecisionRequest, decideApproval } from '../approvals/decide-approval.js';
+import {
+  type CardLookup,
+  type DecisionOutcome,
+  type DecisionRequest,
+  decideApproval,
+} from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
 import type { OutboxWorker } from '../outbox/outbox-worker.js';
 import { redactKnownPatterns } from '../secrets/index.js';
@@ -11,7 +16,13 @@ import type { ClaimedTurn, EnqueueResult, NewTurn, Store } from '../store/store.
 import type { AgentCache } from './agent-cache.js';
 import { InboundQueue } from './inbound-queue.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
-import { type RecoveryDeps, type RecoveryReport, recoverTurns, startSweep } from './recovery.js';
+import {
+  type RecoveryDeps,
+  type RecoveryReport,
+  recoverTurns,
+  type SweepTimer,
+  startSweep,
+} from './recovery.js';
 import type { RuntimeOptions } from './runtime-options.js';
 import { type StopOutcome, stopTurn } from './stop-turn.js';
 import { silentObserver, type TurnObserver } from './turn-observer.js';
@@ -34,7 +45,11 @@ export class Runtime {
   readonly inbound: InboundQueue;
   readonly #options: RuntimeOptions;
   #observer: TurnObserver = silentObserver;
-  #stopSweep: (() => void) | undefined;
+  #stopSweep: (() => Promise<void>) | undefined;
+  /** Aborted at shutdown: recovery work still to do is left to the next process. */
+  readonly #stopping = new AbortController();
+  /** Recovery work left running in the background (boot's expiry); shutdown waits for it. */
+  readonly #background = new Set<Promise<unknown>>();
   readonly #stopNotices: (() => void) | undefined;
   readonly #redact: (text: string) => string;
   readonly #nudge: (() => Promise<number>) | undefined;
@@ -74,6 +89,11 @@ export class Runtime {
 
   get policy(): Policy {
     return this.#options.policy;
+  }
+
+  /** How a click on a message that is not a recorded card is checked (see `bindingMismatch`). */
+  get cards(): CardLookup | undefined {
+    return this.#options.cards;
   }
 
   /** Status decoration (the Slack adapter); set once the adapter exists, since it needs the runtime too. */
@@ -127,6 +147,7 @@ export class Runtime {
         directory: this.#options.directory,
         logger: this.#options.logger,
         checkEdit: (approval, edited) => this.checkEdit(approval, edited),
+        cards: this.#options.cards,
       },
       request,
       { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },
@@ -205,9 +226,10 @@ export class Runtime {
     return recoverTurns(this.#recoveryDeps(), { ...options, inboundOlderThanMs: 0 });
   }
 
-  startSweep(intervalMs: number): void {
-    this.#stopSweep?.();
-    this.#stopSweep = startSweep(this.#recoveryDeps(), intervalMs);
+  /** Sweeps every `intervalMs` (see `startSweep`); `timer` is for tests that fire the sweep themselves. */
+  startSweep(intervalMs: number, timer?: SweepTimer): void {
+    void this.#stopSweep?.();
+    this.#stopSweep = startSweep(this.#recoveryDeps(), intervalMs, timer);
   }
 
   #recoveryDeps(): RecoveryDeps {
@@ -220,6 +242,11 @@ export class Runtime {
       now: this.#options.now ?? Date.now,
       nudge: this.#nudge,
       inbound: this.inbound,
+      stopping: this.#stopping.signal,
+      background: (work) => {
+        this.#background.add(work);
+        void work.finally(() => this.#background.delete(work));
+      },
     };
   }
 
@@ -237,8 +264,11 @@ export class Runtime {
    * step, then lets sends in flight finish; anything left is on disk for the next process.
    */
   async shutdown(graceMs = 10_000): Promise<void> {
-    this.#stopSweep?.();
+    this.#stopping.abort();
     this.#stopNotices?.();
+    // A sweep under way finishes its step against an open store (it stops between expiry batches).
+    await this.#stopSweep?.();
+    await Promise.all(this.#background);
     // A message being made into a turn finishes first (it is quick: Slack lookups that fail fast and
     // one write); what does not stays kept for the next process.
     await this.inbound.stop(graceMs);

@@ -17,6 +17,10 @@ export interface RecoveryDeps {
   readonly nudge?: () => Promise<number>;
   /** Messages acknowledged and not yet turns (see `InboundQueue`). */
   readonly inbound?: InboundQueue;
+  /** Aborted when the process stops: work left (the next expiry batch) is left to the next process. */
+  readonly stopping?: AbortSignal;
+  /** Hears of work the sweep leaves running when it returns (boot's expiry), so shutdown can wait for it. */
+  readonly background?: (work: Promise<unknown>) => void;
 }
 
 export interface RecoveryReport {
@@ -52,7 +56,9 @@ export async function recoverTurns(
   // thousand of them is serving in well under a second, and they expire in batches meanwhile.
   const expiring = expireAll(deps);
   if (options.expiry === 'background') {
-    expiring.catch((error: unknown) => logger.error({ err: error }, 'expiring overdue requests failed'));
+    deps.background?.(
+      expiring.catch((error: unknown) => logger.error({ err: error }, 'expiring overdue requests failed')),
+    );
   }
   const expired = options.expiry === 'background' ? 0 : await expiring;
   const recoverable = await store.turns.recoverable();
@@ -100,7 +106,7 @@ async function expireAll(deps: RecoveryDeps): Promise<number> {
       const turn = await deps.store.turns.get(turnId);
       if (turn?.status === 'awaiting_approval') void deps.scheduler.resume(turn.conversationId, turn.id);
     }
-    if (batch.length < expiryBatch) return expired;
+    if (batch.length < expiryBatch || deps.stopping?.aborted) return expired;
     await new Promise<void>((resolve) => setImmediate(resolve)); // let clicks and events in between
   }
 }
@@ -110,22 +116,32 @@ export interface SweepTimer {
   clearInterval(handle: unknown): void;
 }
 
-/** Runs `recoverTurns` every `intervalMs`, never two at once. */
+/**
+ * Runs `recoverTurns` every `intervalMs`, never two at once. The function it returns stops the timer
+ * and resolves once a sweep already under way has finished: the store must not close under it.
+ */
 export function startSweep(
   deps: RecoveryDeps,
   intervalMs: number,
   timer: SweepTimer = globalThis,
-): () => void {
-  let running = false;
+): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let stopped = false;
   const handle = timer.setInterval(() => {
-    if (running) return;
-    running = true;
-    recoverTurns(deps)
-      .catch((error: unknown) => deps.logger.error({ err: error }, 'recovery sweep failed'))
+    if (running || stopped) return;
+    running = recoverTurns(deps)
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.error({ err: error }, 'recovery sweep failed'),
+      )
       .finally(() => {
-        running = false;
+        running = undefined;
       });
   }, intervalMs);
   handle.unref?.();
-  return () => timer.clearInterval(handle);
+  return async () => {
+    stopped = true;
+    timer.clearInterval(handle);
+    await running;
+  };
 }

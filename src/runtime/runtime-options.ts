@@ -3,7 +3,7 @@ import type { ChatModel } from '../agent/chat-model.js';
 import type { Tool } from '../agent/tool.js';
 import type { BudgetLimits } from '../agent/turn-budget.js';
 import type { ApproverReach } from '../approvals/approver-reach.js';
-import type { ApproverDirectory } from '../approvals/decide-approval.js';
+import type { ApproverDirectory, CardLookup } from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
 import type { DeliveryPort } from '../outbox/delivery-port.js';
 import type { Conversation } from '../store/records.js';
@@ -20,6 +20,8 @@ export interface RuntimeOptions {
   /** Tools offered in a conversation (the same set everywhere unless a function decides otherwise). */
   readonly tools: readonly Tool[] | ((conversation: Conversation) => readonly Tool[]);
   readonly directory: ApproverDirectory;
+  /** Reads a clicked message back from the chat service when it is not a recorded card. */
+  readonly cards?: CardLookup;
   readonly logger: Logger;
   readonly now?: () => number;
   readonly newRequestId?: () => string;

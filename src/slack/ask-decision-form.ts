@@ -37,7 +37,7 @@ export async function askDecisionForm(
   };
   const approval = await store.approvals.get(click.requestId);
   if (!approval || approval.decision !== null || !click.triggerId) return decideNow();
-  const mismatch = await bindingMismatch({ store }, approval, {
+  const mismatch = await bindingMismatch({ store, cards: deps.runtime.cards }, approval, {
     ...click,
     installationEnterpriseId: deps.installationEnterpriseId,
   });

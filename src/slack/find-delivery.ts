@@ -69,3 +69,30 @@ export function createFindDelivery({ client, call }: FindDeliveryDeps): SlackPor
     return undefined;
   };
 }
+
+/**
+ * The delivery key of the message at `ts` (read in the thread rooted at `threadTs`, or as its own root),
+ * or undefined when there is no such message or it carries none.
+ */
+export function createDeliveryKeyAt({ client, call }: FindDeliveryDeps): SlackPort['deliveryKeyAt'] {
+  return async (where) => {
+    const result = historyResponse.parse(
+      await call('conversations.replies', () =>
+        client.conversations.replies({
+          channel: where.channel,
+          ts: where.threadTs ?? where.ts,
+          oldest: where.ts,
+          latest: where.ts,
+          inclusive: true,
+          include_all_metadata: true,
+          limit: 1,
+        }),
+      ),
+    );
+    const found = result.messages.find((candidate) => candidate.ts === where.ts);
+    const payloadKey = found?.metadata?.event_payload?.key;
+    return found?.metadata?.event_type === deliveryEventType && typeof payloadKey === 'string'
+      ? payloadKey
+      : undefined;
+  };
+}

@@ -44,7 +44,7 @@ export async function showFullArguments(deps: ShowArgumentsDeps, click: ShowArgu
 
   const approval = await store.approvals.get(click.requestId);
   if (!approval) return refuse('unknown-request', UNKNOWN_REQUEST_REPLY);
-  const mismatch = await bindingMismatch({ store }, approval, {
+  const mismatch = await bindingMismatch({ store, cards: deps.runtime.cards }, approval, {
     ...click,
     installationEnterpriseId: deps.installationEnterpriseId,
   });

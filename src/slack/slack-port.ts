@@ -45,6 +45,11 @@ export interface SlackPort {
     oldest?: string;
     deliveryKey: string;
   }): Promise<{ channel: string; ts: string } | undefined>;
+  /**
+   * The delivery key holdfast put in the metadata of the message at `ts` (in the thread rooted at
+   * `threadTs`, or a message of its own), undefined when Slack has no such message or it carries none.
+   */
+  deliveryKeyAt(where: { channel: string; threadTs?: string; ts: string }): Promise<string | undefined>;
   /** The id of the app's direct message channel with a user. */
   openDirectMessage(userId: string): Promise<string>;
   /**

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Redact, redactKnownPatterns, redactStrings } from '../secrets/index.js';
 import { createConversationMembers } from './conversation-members.js';
-import { createFindDelivery, deliveryEventType } from './find-delivery.js';
+import { createDeliveryKeyAt, createFindDelivery, deliveryEventType } from './find-delivery.js';
 import { type CallPriority, SlackRateLimits } from './rate-limits/index.js';
 import { SlackApiError } from './slack-errors.js';
 import { createSlackLookups, type SlackLookups } from './slack-lookups.js';
@@ -297,6 +297,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       await setSessionStatusFallback(target);
     },
     findDelivery: createFindDelivery({ client, call }),
+    deliveryKeyAt: createDeliveryKeyAt({ client, call }),
     async openDirectMessage(userId) {
       const channel = await directChannels.fetch(userId, {
         context: async () => {

@@ -12,7 +12,7 @@ import { createOpenAIChatModel } from '../llm/index.js';
 import { createDemoChatModel } from '../local/demo-chat-model.js';
 import { demoDeployServices } from '../local/demo-deploy-services.js';
 import { boltLogger } from '../slack/bolt-logger.js';
-import { createBuiltinTools } from '../tools/index.js';
+import { createBuiltinTools, type ProcessGroups } from '../tools/index.js';
 import { loadPlugins } from '../tools/load-plugins.js';
 import { uniqueTools } from '../tools/unique-tools.js';
 
@@ -53,7 +53,11 @@ export function createLogger(
   );
 }
 
-export async function loadTools(config: Config, extra: readonly Tool[] = []): Promise<Tool[]> {
+export async function loadTools(
+  config: Config,
+  extra: readonly Tool[] = [],
+  processGroups?: ProcessGroups,
+): Promise<Tool[]> {
   return uniqueTools([
     ...createBuiltinTools({
       workdir: config.workdir,
@@ -65,6 +69,7 @@ export async function loadTools(config: Config, extra: readonly Tool[] = []): Pr
       sqlUrl: config.sqlUrl,
       holdfastDatabasePath: config.databasePath,
       deployServices: demoDeployServices(config.slack.type, config.deployServices),
+      processGroups,
     }),
     ...(await loadPlugins(config.plugins)),
     ...extra,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Policy } from '../approvals/policy.js';
 import { withApprovers } from '../approvals/with-approvers.js';
 import type { Config } from '../config.js';
+import { seedDemoWorkdir } from '../local/demo-workdir.js';
 import {
   type LocalCredentials,
   type OpenedLocalWorkspace,
@@ -41,6 +42,10 @@ export async function openLocalMode(
     now: options.now,
   });
   const { workspace } = opened;
+  // A fresh clone has an empty working directory: the README's "list files" and "read notes.txt" need
+  // something to find.
+  if (seedDemoWorkdir(config.workdir))
+    options.logger.info({ workdir: config.workdir }, 'put demo files in the empty working directory');
   // The seeded on-call people approve in local mode, so the approval flow can be tried at once.
   return {
     ...opened,

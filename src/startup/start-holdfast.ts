@@ -10,10 +10,12 @@ import { opsRoutes, startOpsServer } from '../ops/ops-routes.js';
 import { Runtime } from '../runtime/create-runtime.js';
 import { watchEventLoop } from '../runtime/load-pressure.js';
 import { createProcessIdentity } from '../runtime/process-identity.js';
+import { waitAtMost } from '../runtime/wait-at-most.js';
 import { createRedactor, redactingLogger } from '../secrets/index.js';
 import { attachSlack } from '../slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
-import { policyVocabulary } from '../tools/index.js';
+import { createSlackCardLookup } from '../slack/slack-card-lookup.js';
+import { ProcessGroups, policyVocabulary } from '../tools/index.js';
 import {
   buildModel,
   checkClient,
@@ -41,7 +43,9 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
-  const tools = await loadTools(config, overrides.tools);
+  // The commands tools run are in process groups of their own: holdfast ends them before it exits.
+  const processGroups = new ProcessGroups();
+  const tools = await loadTools(config, overrides.tools, processGroups);
   // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
   // the process open, so a start that fails before the closers exist leaves nothing running.
   const transport = createHttpTransport();
@@ -139,6 +143,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       policy,
       tools: ops.tools(tools),
       directory: slack,
+      cards: createSlackCardLookup({ slack, logger }),
       logger,
       now,
       botName: identity.user ?? 'holdfast',
@@ -229,6 +234,13 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
           logger.warn({ err: error }, 'could not stop the Slack app'),
         );
         await runtime.shutdown();
+        // A command its turn's abort did not end within the grace (or one that ignores SIGTERM) is ended
+        // here, while the store is open to take its result: nothing holdfast started outlives it.
+        const ended = await processGroups.endAll();
+        if (ended > 0) {
+          logger.warn({ commands: ended }, 'ended commands still running at shutdown');
+          await waitAtMost(runtime.scheduler.idle(), 2_000);
+        }
         await ops.auditMirror?.stop();
         for (const close of closers) if (close !== stopApp) await close();
         logger.info('holdfast stopped: no new requests, turns drained, database closed');

@@ -4,6 +4,7 @@ import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { ConfigError } from '../errors.js';
 import { defineTool } from './define-tool.js';
 import { deployRefProblem, deployServiceName, describeRefRefusal } from './deploy-ref.js';
+import type { ProcessGroups } from './process-groups.js';
 import { describeProcess, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 
@@ -19,6 +20,8 @@ export interface DeployOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `HOLDFAST_TOOL_ENV`: more variables from `env` that the deploy command gets. */
   readonly passEnv?: readonly string[];
+  /** Where the commands' process groups are kept, so holdfast ends them before it exits. */
+  readonly groups?: ProcessGroups;
 }
 
 /**
@@ -80,6 +83,7 @@ export function createDeployTool(options: DeployOptions) {
         ),
         timeoutMs,
         outputLimit: 16_000,
+        groups: options.groups,
         signal: ctx.signal,
       });
       return describeProcess(outcome, timeoutMs);

@@ -4,12 +4,14 @@ import { createDelegateTool } from './delegate.js';
 import { createDeployTool, type DeployService } from './deploy.js';
 import { createHttpRequestTool } from './http-request.js';
 import { createListFilesTool } from './list-files.js';
+import type { ProcessGroups } from './process-groups.js';
 import { createReadFileTool } from './read-file.js';
 import { createRunShellTool } from './run-shell.js';
 import { createSqlQueryTool } from './sql-query.js';
 
 export { defineTool, type ToolDefinition } from './define-tool.js';
 export { loadPlugins, PluginLoadError } from './load-plugins.js';
+export { ProcessGroups } from './process-groups.js';
 
 export interface BuiltinToolOptions {
   readonly workdir: string;
@@ -25,6 +27,8 @@ export interface BuiltinToolOptions {
   /** holdfast's own database: `sqlUrl` naming it (under any name) stops start-up. */
   readonly holdfastDatabasePath: string;
   readonly deployServices: Readonly<Record<string, DeployService>>;
+  /** Where `run_shell` and `deploy` keep their commands' process groups (see `ProcessGroups`). */
+  readonly processGroups?: ProcessGroups;
 }
 
 /**
@@ -57,6 +61,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
       env: options.env,
       passEnv: options.passEnv,
       timeoutMs: options.shellTimeoutMs,
+      groups: options.processGroups,
     }),
     createHttpRequestTool({ allowHosts: options.httpAllowHosts, internalHosts: options.httpInternalHosts }),
     createReadFileTool(options.workdir),
@@ -74,6 +79,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
         workdir: options.workdir,
         env: options.env,
         passEnv: options.passEnv,
+        groups: options.processGroups,
       }) as Tool,
     );
   }

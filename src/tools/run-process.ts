@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { killGraceMs, type ProcessGroups, signalGroup } from './process-groups.js';
 
 export interface ProcessRequest {
   readonly command: string;
@@ -8,6 +9,8 @@ export interface ProcessRequest {
   /** Bytes of stdout+stderr kept; the rest is counted and dropped. */
   readonly outputLimit: number;
   readonly signal?: AbortSignal;
+  /** Where the command's group is kept while it runs, so holdfast ends it before it exits. */
+  readonly groups?: ProcessGroups;
 }
 
 export interface ProcessOutcome {
@@ -19,14 +22,24 @@ export interface ProcessOutcome {
   readonly aborted: boolean;
 }
 
-const killGraceMs = 2_000;
+const notStarted: ProcessOutcome = {
+  exitCode: null,
+  signal: null,
+  output: '',
+  truncatedBytes: 0,
+  timedOut: false,
+  aborted: true,
+};
 
 /**
  * Runs a shell command in its own process group, so a timeout or an abort kills everything it started
- * (`sleep 600 &` included), not just the shell.
+ * (`sleep 600 &` included), not just the shell. A command asked for once its turn is stopping, or once
+ * holdfast is, is not started at all: an abort listener added then would never hear the abort.
  */
 export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
-  return new Promise((resolve, reject) => {
+  if (request.signal?.aborted || request.groups?.accepting === false) return Promise.resolve(notStarted);
+  let closed: () => void = () => undefined;
+  const outcome = new Promise<ProcessOutcome>((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', request.command], {
       cwd: request.cwd,
       env: { ...request.env },
@@ -51,13 +64,16 @@ export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
 
+    if (child.pid !== undefined) {
+      request.groups?.track(
+        child.pid,
+        new Promise<void>((done) => {
+          closed = done;
+        }),
+      );
+    }
     const killGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // The group is already gone.
-      }
+      if (child.pid !== undefined) signalGroup(child.pid, signal);
     };
     const stop = () => {
       killGroup('SIGTERM');
@@ -77,6 +93,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
     child.once('error', (error) => {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', onAbort);
+      closed();
       reject(error);
     });
     child.once('close', (exitCode, signal) => {
@@ -85,6 +102,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
       // Whatever the shell left running in its group goes with it.
       killGroup('SIGKILL');
       if (killTimer) clearTimeout(killTimer);
+      closed();
       resolve({
         exitCode,
         signal,
@@ -95,6 +113,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
       });
     });
   });
+  return outcome;
 }
 
 /** The text the model sees: output, then a status line it can rely on. */

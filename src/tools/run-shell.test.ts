@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { toolContext } from '../../test/support/tool-context.js';
 import { createDeployTool } from './deploy.js';
+import { ProcessGroups } from './process-groups.js';
 import { createRunShellTool } from './run-shell.js';
 
 const env = {
@@ -15,7 +16,7 @@ const env = {
   DATABASE_PASSWORD: 'hunter2',
 };
 
-function shell(options: { timeoutMs?: number; outputLimit?: number } = {}) {
+function shell(options: { timeoutMs?: number; outputLimit?: number; groups?: ProcessGroups } = {}) {
   const workdir = tempDir().path;
   return {
     workdir,
@@ -24,6 +25,7 @@ function shell(options: { timeoutMs?: number; outputLimit?: number } = {}) {
       env,
       timeoutMs: options.timeoutMs ?? 10_000,
       outputLimit: options.outputLimit,
+      groups: options.groups,
     }),
   };
 }
@@ -93,6 +95,39 @@ describe('run_shell', () => {
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(isRunning(grandchild)).toBe(false);
+  });
+
+  it('does not start a command for a turn that is already stopping', async () => {
+    const { tool, workdir } = shell();
+    const stopping = new AbortController();
+    stopping.abort();
+    const result = await tool.execute(
+      parsed(tool, { command: 'touch started' }),
+      toolContext({ signal: stopping.signal }),
+    );
+    expect(result).toContain('[stopped: holdfast is shutting down]');
+    expect(fs.existsSync(path.join(workdir, 'started'))).toBe(false);
+  });
+
+  it('is ended with every group still running when holdfast stops, and starts nothing after', async () => {
+    const groups = new ProcessGroups();
+    const { tool, workdir } = shell({ groups });
+    const pidFile = path.join(workdir, 'shell.pid');
+    // Ignores SIGTERM, and its turn is never aborted: only the end of all groups stops it.
+    const running = tool.execute(
+      parsed(tool, { command: `trap "" TERM; echo $$ > ${pidFile}; sleep 30` }),
+      toolContext(),
+    );
+    await vi.waitFor(() => expect(fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8')).toMatch(/\d/));
+    expect(groups.size).toBe(1);
+
+    expect(await groups.endAll(100)).toBe(1);
+
+    expect(await running).toContain('[killed by SIGKILL]');
+    expect(isRunning(Number(fs.readFileSync(pidFile, 'utf8')))).toBe(false);
+    expect(groups.size).toBe(0);
+    await tool.execute(parsed(tool, { command: 'touch started' }), toolContext());
+    expect(fs.existsSync(path.join(workdir, 'started'))).toBe(false);
   });
 
   it('caps the output and says how much was dropped', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import type { ProcessGroups } from './process-groups.js';
 import { describeProcess, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 import { resolveInWorkdir } from './workdir-path.js';
@@ -11,6 +12,8 @@ export interface RunShellOptions {
   readonly passEnv?: readonly string[];
   readonly timeoutMs: number;
   readonly outputLimit?: number;
+  /** Where the commands' process groups are kept, so holdfast ends them before it exits. */
+  readonly groups?: ProcessGroups;
 }
 
 export function createRunShellTool(options: RunShellOptions) {
@@ -37,6 +40,7 @@ export function createRunShellTool(options: RunShellOptions) {
         timeoutMs: options.timeoutMs,
         outputLimit: options.outputLimit ?? 16_000,
         signal: ctx.signal,
+        groups: options.groups,
       });
       return describeProcess(outcome, options.timeoutMs);
     },

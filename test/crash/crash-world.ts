@@ -29,7 +29,11 @@ export interface CrashWorld {
   readonly databasePath: string;
   readonly workdir: string;
   /** Starts a holdfast process on the world's database file. */
-  start(name: string, env?: Record<string, string>): Promise<HoldfastChild>;
+  start(
+    name: string,
+    env?: Record<string, string>,
+    options?: { readonly ownGroup?: boolean },
+  ): Promise<HoldfastChild>;
   /** A mention of the bot in a new thread, sent to `child`; returns the thread's ts. */
   mention(child: HoldfastChild, text: string, options?: { ts?: string; eventId?: string }): Promise<string>;
   /** Delivers an event again, as Slack's retry would (to any process behind the URL). */
@@ -170,9 +174,10 @@ export async function startCrashWorld(options: CrashWorldOptions = {}): Promise<
     openai,
     databasePath,
     workdir,
-    async start(name, env = {}) {
+    async start(name, env = {}, startOptions = {}) {
       const child = await startHoldfastChild({
         name,
+        ownGroup: startOptions.ownGroup,
         port: await freePort(),
         env: {
           HOME: dir.path,

@@ -28,6 +28,11 @@ export interface HoldfastChild {
   kill(): Promise<void>;
   /** SIGTERM, as a deploy would; SIGKILL if it has not exited within the grace. */
   stop(): Promise<void>;
+  /**
+   * `signal` to its whole process group, as a terminal's Ctrl-C or a supervisor does (needs `ownGroup`);
+   * resolves with its exit code once it is gone, SIGKILL if it has not exited within the grace.
+   */
+  signalGroup(signal: 'SIGTERM' | 'SIGINT'): Promise<number | null>;
   /** SIGSTOP: alive but frozen (a long GC pause, a stalled VM); its leases run out. */
   freeze(): void;
   /** SIGCONT: it carries on where it was, unaware of the time it lost. */
@@ -40,6 +45,8 @@ export interface HoldfastChildOptions {
   readonly port: number;
   readonly env: Record<string, string>;
   readonly startTimeoutMs?: number;
+  /** Started as the leader of a process group of its own, so the group can be signalled. */
+  readonly ownGroup?: boolean;
 }
 
 export async function startHoldfastChild(options: HoldfastChildOptions): Promise<HoldfastChild> {
@@ -47,6 +54,7 @@ export async function startHoldfastChild(options: HoldfastChildOptions): Promise
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', PORT: String(options.port), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownGroup === true,
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${options.name}: holdfast could not be spawned`);
@@ -115,6 +123,15 @@ export async function startHoldfastChild(options: HoldfastChildOptions): Promise
     },
     thaw() {
       child.kill('SIGCONT');
+    },
+    async signalGroup(signal) {
+      if (!options.ownGroup) throw new Error(`${options.name}: started without a process group of its own`);
+      if (exited) return child.exitCode;
+      process.kill(-pid, signal);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const [code] = (await exit) as [number | null];
+      clearTimeout(killer);
+      return code;
     },
     async stop() {
       if (exited) return;

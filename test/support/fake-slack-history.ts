@@ -20,7 +20,7 @@ export const threadReplies: HistoryMethod = (messages, channel, params, identity
   const thread = [...messages]
     .filter((message) => message.channel === channel)
     .filter((message) => message.ts === threadTs || message.threadTs === threadTs)
-    .filter(after(stringParam(params, 'oldest')))
+    .filter(after(stringParam(params, 'oldest'), isInclusive(params)))
     .filter(before(stringParam(params, 'latest'), isInclusive(params)))
     .sort(byTs);
   return page(thread, params, (message) => wireMessage(message, identity, withMetadata(params)));
@@ -31,7 +31,7 @@ export const channelHistory: HistoryMethod = (messages, channel, params, identit
   const history = [...messages]
     .filter((message) => message.channel === channel)
     .filter((message) => message.threadTs === undefined || message.threadTs === message.ts)
-    .filter(after(stringParam(params, 'oldest')))
+    .filter(after(stringParam(params, 'oldest'), isInclusive(params)))
     .filter(before(stringParam(params, 'latest'), isInclusive(params)))
     .sort((a, b) => byTs(b, a));
   return {
@@ -79,9 +79,9 @@ function before(latest: string | undefined, inclusive: boolean): (message: FakeM
   return (message) => (inclusive ? Number(message.ts) <= bound : Number(message.ts) < bound);
 }
 
-/** Slack's `oldest` is exclusive: messages strictly after it. */
-function after(oldest: string | undefined): (message: FakeMessage) => boolean {
+/** Slack's `oldest` bounds from below, exclusive unless `inclusive`. */
+function after(oldest: string | undefined, inclusive: boolean): (message: FakeMessage) => boolean {
   if (!oldest) return () => true;
   const bound = Number(oldest);
-  return (message) => Number(message.ts) > bound;
+  return (message) => (inclusive ? Number(message.ts) >= bound : Number(message.ts) > bound);
 }

@@ -46,7 +46,7 @@ export function registerEditModalListener(app: App, deps: EditModalDeps): void {
       !approval ||
       !fields ||
       approval.decision !== null ||
-      (await bindingMismatch({ store }, approval, {
+      (await bindingMismatch({ store, cards: deps.runtime.cards }, approval, {
         ...click,
         installationEnterpriseId: deps.installationEnterpriseId,
       })) !== undefined ||

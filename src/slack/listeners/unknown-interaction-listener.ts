@@ -1,10 +1,19 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { APPROVAL_ACTION_IDS } from '../blocks/approval-actions.js';
+import { GRANT_REVOKE_ACTION_ID } from '../blocks/grant-list.js';
+import { STOP_TURN_ACTION_ID } from '../blocks/stop-button.js';
 import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
 
-/** Every block action id other than the approval buttons, Stop and a grant's Revoke. */
-const notAnApprovalAction =
-  /^(?!holdfast\.approval\.(?:allow|deny|always|view)$|holdfast\.turn\.stop$|holdfast\.grant\.revoke$)/;
+/**
+ * Every action id a listener of its own answers. Built from the ids themselves, so a button added there
+ * is never also answered here (two acknowledgements: Bolt logs `ReceiverMultipleAckError`).
+ */
+const handledActionIds = [...Object.values(APPROVAL_ACTION_IDS), STOP_TURN_ACTION_ID, GRANT_REVOKE_ACTION_ID];
+/** Every block action id other than the handled ones. */
+const unhandledAction = new RegExp(
+  `^(?!(?:${handledActionIds.map((id) => id.replaceAll('.', '\\.')).join('|')})$)`,
+);
 const notApprovalsCommand = /^(?!\/approvals$)/;
 
 /**
@@ -13,7 +22,7 @@ const notApprovalsCommand = /^(?!\/approvals$)/;
  * clicker an error; acknowledged, the click is a no-op and the command gets a one-line explanation.
  */
 export function registerUnknownInteractionListeners(app: App, deps: { logger: Logger }): void {
-  app.action({ action_id: notAnApprovalAction }, async ({ ack, action }) => {
+  app.action({ action_id: unhandledAction }, async ({ ack, action }) => {
     await ack();
     deps.logger.debug(
       { actionId: 'action_id' in action ? action.action_id : undefined },

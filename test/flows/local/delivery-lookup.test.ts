@@ -67,5 +67,11 @@ describe('the local workspace, when holdfast looks for a post it never heard bac
       channel: dm,
       ts: direct.ts,
     });
+    // How a clicked card whose ts was never recorded is read back: the one message at its ts.
+    expect(await again.deliveryKeyAt({ channel: 'C0OPS', threadTs: root.ts, ts: second.ts })).toBe(
+      'answer:t1#1',
+    );
+    expect(await again.deliveryKeyAt({ channel: dm, ts: direct.ts })).toBe('dm:t1#0');
+    expect(await again.deliveryKeyAt({ channel: 'C0OPS', threadTs: root.ts, ts: root.ts })).toBeUndefined();
   });
 });

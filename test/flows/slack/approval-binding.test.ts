@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import {
+  approvalActionBlocks,
   approvalButtons,
   countingShellTool,
   type HarnessOptions,
@@ -160,6 +161,128 @@ describe('what a click is bound to', () => {
     await slack.settle();
 
     expect(runs).toEqual(['systemctl restart web']);
+  });
+});
+
+describe('a click is bound to a card of its request as posted', () => {
+  it('refuses and audits a click whose container names a channel no card was posted in', async () => {
+    const { slack, runs, card } = await pendingCommand('systemctl restart web');
+
+    await slack.click('allow', { ...card, channel: 'C0ELSEWHERE' });
+
+    expect(await ephemeralFor(slack, people.bob)).toContain('not on a card holdfast posted for that request');
+    await slack.settle();
+    expect(runs).toEqual([]);
+    expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({
+      decision: null,
+      cards: [{ channel: card.channel, ts: card.ts }],
+    });
+    expect(refusals(slack)).toEqual([
+      {
+        actor: people.bob,
+        approvalId: card.requestId,
+        data: expect.objectContaining({ reason: 'origin-mismatch', action: 'allow' }),
+      },
+    ]);
+  });
+
+  it('refuses a click on another message in the card’s own thread', async () => {
+    const { slack, runs, card } = await pendingCommand('systemctl restart web');
+
+    await slack.click('allow', { ...card, ts: card.threadTs });
+
+    expect(await ephemeralFor(slack, people.bob)).toContain('not on a card holdfast posted for that request');
+    await slack.settle();
+    expect(runs).toEqual([]);
+    expect(refusals(slack).map((row) => row.data.reason)).toEqual(['origin-mismatch']);
+  });
+
+  it('finds a card whose ts a crash kept from the database in Slack, and accepts its click', async () => {
+    const { tool, runs } = countingShellTool();
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([
+        reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_1']),
+        reply.text('Done.'),
+      ]),
+      tools: [tool],
+      // The outbox does not look for the lost post before the click comes.
+      delivery: { backoffMs: () => 60_000 },
+    });
+    const lostCard = slack.api.holdNext('chat.postMessage', (call) =>
+      String(call.params.text).startsWith('Approval needed'),
+    );
+    const threadTs = await slack.mention('please run it');
+    await lostCard.arrived;
+    lostCard.drop();
+    const card = await waitForCard(slack.api, threadTs);
+    expect(readRows(slack.databasePath, 'SELECT ts FROM approval_cards')).toEqual([]);
+
+    await slack.click('allow', card);
+
+    await vi.waitFor(() => expect(runs).toEqual(['systemctl restart web']));
+    expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({
+      decision: 'allowed',
+      decidedBy: people.bob,
+    });
+    expect(readRows(slack.databasePath, 'SELECT channel, ts FROM approval_cards')).toEqual([
+      { channel: card.channel, ts: card.ts },
+    ]);
+    expect(slack.api.callsTo('conversations.replies').some((call) => call.params.ts === threadTs)).toBe(true);
+    expect(refusals(slack)).toEqual([]);
+  });
+
+  it('finds a DM copy whose ts a crash kept from the database, and accepts its click', async () => {
+    const { tool, runs } = countingShellTool();
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([
+        reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_1']),
+        reply.text('Done.'),
+      ]),
+      tools: [tool],
+      delivery: { backoffMs: () => 60_000 },
+      env: { HOLDFAST_APPROVER_DMS: '10' },
+    });
+    const isCopy = (call: { params: Record<string, unknown> }) =>
+      String(
+        (call.params.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key,
+      ).startsWith('copies:');
+    const lostCopy = slack.api.holdNext('chat.postMessage', isCopy);
+    await slack.mention('please run it');
+    await lostCopy.arrived;
+    lostCopy.drop();
+    const posted = await slack.api.waitFor(
+      'chat.postMessage',
+      (call) => isCopy(call) && call.response.ok === true,
+    );
+    const copy = approvalActionBlocks(posted.params.blocks)[0];
+    const requestId = String(copy?.elements[0]?.value);
+    const dm = { channel: String(posted.params.channel), ts: String(posted.response.ts) };
+    expect(
+      readRows(slack.databasePath, `SELECT ts FROM approval_cards WHERE channel = '${dm.channel}'`),
+    ).toEqual([]);
+
+    await slack.click('allow', { requestId, blockId: copy?.block_id, ...dm });
+
+    await vi.waitFor(() => expect(runs).toEqual(['systemctl restart web']));
+    expect(await slack.holdfast.runtime.store.approvals.get(requestId)).toMatchObject({
+      decision: 'allowed',
+    });
+    expect(
+      readRows(slack.databasePath, `SELECT ts FROM approval_cards WHERE channel = '${dm.channel}'`),
+    ).toEqual([{ ts: dm.ts }]);
+    expect(refusals(slack)).toEqual([]);
+  });
+
+  it('refuses a click on an unrecorded message when Slack cannot be asked about it', async () => {
+    const { slack, runs, card } = await pendingCommand('systemctl restart web');
+    slack.api.failNext('conversations.replies', { type: 'http', status: 503 }, 20);
+
+    await slack.click('allow', { ...card, channel: 'C0ELSEWHERE' });
+
+    expect(await ephemeralFor(slack, people.bob)).toContain('could not check with Slack');
+    await slack.settle();
+    expect(runs).toEqual([]);
+    expect(refusals(slack).map((row) => row.data.reason)).toEqual(['origin-unconfirmed']);
   });
 });
 

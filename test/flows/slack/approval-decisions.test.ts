@@ -121,7 +121,7 @@ describe('deciding an approval from its card', () => {
 
     await slack.click('allow', { ...card, ts: '1767229999.000001' });
 
-    expect(await ephemeralFor(slack, people.bob)).toContain('does not belong to that approval request');
+    expect(await ephemeralFor(slack, people.bob)).toContain('not on a card holdfast posted for that request');
     await slack.settle();
     expect(runs).toEqual([]);
     expect(await approvalRow(slack, card.requestId)).toMatchObject({ decision: null });

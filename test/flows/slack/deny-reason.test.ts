@@ -150,7 +150,7 @@ describe('denying with a reason', () => {
       },
     );
 
-    expect(await ephemeralFor(slack, people.bob)).toContain('does not belong to that approval request');
+    expect(await ephemeralFor(slack, people.bob)).toContain('not on a card holdfast posted for that request');
     await slack.settle();
     expect(runs).toEqual([]);
     expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({

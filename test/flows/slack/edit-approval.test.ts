@@ -90,6 +90,8 @@ describe('edit, then approve', () => {
     expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({
       decision: null,
     });
+    // One listener answers the click: no second acknowledgement, so nothing is logged as a problem.
+    expect(slack.log.problems()).toEqual([]);
   });
 
   it('runs the edited call only, keeps both calls, audits the edit and tells the model', async () => {
