@@ -211,7 +211,9 @@ export function answerWebApi(deps: WebApiDeps, method: string, params: WebApiPar
       if (answer.ok) deps.changed();
       return answer;
     }
+    // The page shows a turn's state through its reactions and live message; a session's status adds nothing.
     case 'assistant.threads.setStatus':
+    case 'agents.sessions.setStatus':
       return { ok: true };
     default:
       return { ok: false, error: 'unknown_method' };

@@ -39,7 +39,8 @@ export type { WorkNotice, WorkNotices } from './ports/work-notices.js';
 /**
  * Everything holdfast keeps. Each method that writes is one atomic transaction; callers never compose
  * transactions, which is what lets a PostgreSQL implementation slot in behind the same interface.
- * Methods are async for that reason, though the SQLite implementation completes synchronously.
+ * Methods are async for that reason, and on SQLite too: its writes share a group commit whose WAL sync
+ * runs off the event loop, so a write resolves once its commit is written (and, where it says so, synced).
  */
 export interface Store {
   readonly conversations: ConversationStore;
