@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { EffectsOf } from '../agent/tool.js';
 import { type ApproverReach, noReach } from '../approvals/approver-reach.js';
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError, type DeliveryPort } from '../outbox/delivery-port.js';
@@ -38,6 +39,8 @@ export interface SlackDeliveryDeps {
   readonly live?: LiveAnswers;
   /** Who gets copies of a request in their direct messages; nobody when absent. */
   readonly reach?: ApproverReach;
+  /** Where calls run, by tool, for what cards say; cards leave it out when absent. */
+  readonly effectsOf?: EffectsOf;
 }
 
 const answerPart = z.array(z.string());
@@ -112,6 +115,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   const copies = createApproverCopies({
     slack,
     policy,
+    effectsOf: deps.effectsOf,
     reach: deps.reach ?? noReach,
     logger: deps.logger,
     approvalOf,
@@ -121,7 +125,11 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   });
 
   const renderCard = (approval: Approval, thread: ThreadKey): SlackMessage => {
-    const view = presentApproval(approval, { policy, channelId: thread.channelId });
+    const view = presentApproval(approval, {
+      policy,
+      channelId: thread.channelId,
+      effectsOf: deps.effectsOf,
+    });
     const outcome = outcomeOf(approval);
     return outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);
   };

@@ -1,4 +1,5 @@
 import { contextBudgetFor } from '../agent/model-context.js';
+import { effectsOfTools } from '../agent/tool.js';
 import { loadPolicyFile } from '../approvals/load-policy.js';
 import { emptyPolicy } from '../approvals/policy.js';
 import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
@@ -42,6 +43,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
   const tools = await loadTools(config, overrides.tools);
+  const effectsOf = effectsOfTools(tools);
   // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
   // the process open, so a start that fails before the closers exist leaves nothing running.
   const transport = createHttpTransport();
@@ -123,6 +125,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       config,
       store,
       policy,
+      effectsOf,
       logger,
       redact,
       now,
@@ -163,6 +166,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       slack,
       intake,
       directory: slack,
+      effectsOf,
       botUserId: identity.userId,
       teamId: identity.teamId,
       enterpriseId: identity.enterpriseId,

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolRefusedError } from '../agent/tool-refused-error.js';
@@ -19,6 +20,8 @@ export interface DeployOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `HOLDFAST_TOOL_ENV`: more variables from `env` that the deploy command gets. */
   readonly passEnv?: readonly string[];
+  /** The machine's name as approvers know it; the OS host name unless given. */
+  readonly host?: string;
 }
 
 /**
@@ -38,6 +41,9 @@ export function createDeployTool(options: DeployOptions) {
       );
     }
   }
+  const host = options.host ?? hostname();
+  const cwdOf = (service: DeployService) =>
+    service.cwd ? path.resolve(options.workdir, service.cwd) : options.workdir;
   return defineTool({
     name: 'deploy',
     description: `Deploy a service. Services: ${names.join(', ')}. Always needs approval.`,
@@ -59,6 +65,16 @@ export function createDeployTool(options: DeployOptions) {
       permissionType: 'deploy',
       summary: `deploy ${args.service}${args.ref ? ` at ${args.ref}` : ''}`,
     }),
+    // The card shows the configured command, since the model only picks the service and the ref.
+    effects: (args) => {
+      const service = options.services[args.service];
+      return {
+        deploy: { service: args.service, ref: args.ref },
+        ...(service ? { command: service.command, workdir: cwdOf(service) } : {}),
+        host,
+        changes: `the running ${args.service} service: whatever its deploy command does`,
+      };
+    },
     async execute(args, ctx) {
       // parse already refused these; a direct caller must not get around it.
       const problem = args.ref === undefined ? undefined : deployRefProblem(args.ref);
@@ -69,7 +85,7 @@ export function createDeployTool(options: DeployOptions) {
       const timeoutMs = service.timeoutMs ?? 15 * 60_000;
       const outcome = await runProcess({
         command: service.command,
-        cwd: service.cwd ? path.resolve(options.workdir, service.cwd) : options.workdir,
+        cwd: cwdOf(service),
         env: toolEnvironment(
           options.env,
           {

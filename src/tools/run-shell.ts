@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { describeProcess, runProcess } from './run-process.js';
@@ -11,9 +13,12 @@ export interface RunShellOptions {
   readonly passEnv?: readonly string[];
   readonly timeoutMs: number;
   readonly outputLimit?: number;
+  /** The machine's name as approvers know it; the OS host name unless given. */
+  readonly host?: string;
 }
 
 export function createRunShellTool(options: RunShellOptions) {
+  const host = options.host ?? hostname();
   return defineTool({
     name: 'run_shell',
     description:
@@ -27,6 +32,13 @@ export function createRunShellTool(options: RunShellOptions) {
       type: 'ask',
       permissionType: 'shell',
       summary: `run \`${args.command}\``,
+    }),
+    // Where the card says it runs: the directory as asked (execute refuses one that leaves the workdir).
+    effects: (args) => ({
+      workdir: args.cwd ? path.resolve(options.workdir, args.cwd) : options.workdir,
+      host,
+      changes:
+        'anything holdfast’s user may change on this host: files, processes, and what the network reaches',
     }),
     async execute(args, ctx) {
       const cwd = args.cwd ? await resolveInWorkdir(options.workdir, args.cwd) : options.workdir;

@@ -2,8 +2,8 @@ import type { KnownBlock } from '@slack/types';
 import { mentionUser, slackUrl } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, escapeWithin, oneLine } from '../text/truncate-text.js';
-import { buildApprovalActions } from './approval-actions.js';
 import { type CardOptions, mrkdwn, summaryText, toolCode } from './approval-card-parts.js';
+import { viewerActions } from './approval-context.js';
 import type { ApprovalView } from './approval-view.js';
 import { compactArguments } from './arguments-text.js';
 import { measureBlockText } from './block-kit-limits.js';
@@ -53,7 +53,7 @@ export function inboxEntryBlocks(view: ApprovalView, options: EntryOptions): Kno
   const args = entryArguments(view);
   return [
     { type: 'section', text: mrkdwn(`${entryTitle(view)}\n${args.text}\n${entryMeta(view, options)}`) },
-    buildApprovalActions(view, args.whole ? 'decide' : 'view-first'),
+    viewerActions(view, args.whole ? 'decide' : 'view-first'),
   ];
 }
 

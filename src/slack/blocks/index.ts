@@ -11,7 +11,7 @@ export {
 } from './approval-actions.js';
 export { buildApprovalCard, buildDecidedCard, type CardOptions } from './approval-card.js';
 export { buildApprovalInbox, type InboxOptions } from './approval-inbox.js';
-export type { ApprovalOutcome, ApprovalView } from './approval-view.js';
+export type { ApprovalOutcome, ApprovalView, ViewerMay } from './approval-view.js';
 export { buildApproverCopy } from './approver-copy.js';
 export {
   ARGUMENTS_MODAL_CALLBACK_ID,

@@ -31,10 +31,10 @@ async function inboxReply(slack: SlackHarness, text: string, user: string, chann
 }
 
 describe('the approvals inbox', () => {
-  it('/approvals lists what waits in this channel, privately, with the card buttons', async () => {
+  it('/approvals lists what waits in this channel, privately, with the card buttons for an approver', async () => {
     const { slack, card } = await pendingRestart();
 
-    const body = await inboxReply(slack, '', people.mallory);
+    const body = await inboxReply(slack, '', people.bob);
 
     expect(body.response_type).toBe('ephemeral');
     expect(body.text).toBe('1 approval waiting in this channel.');
@@ -46,6 +46,26 @@ describe('the approvals inbox', () => {
       'holdfast.approval.always',
     ]);
     expect(buttons.every((button) => button.value === card.requestId)).toBe(true);
+  });
+
+  it('/approvals shows someone who may not decide the request and its state, with no buttons', async () => {
+    const { slack } = await pendingRestart();
+
+    const body = await inboxReply(slack, '', people.mallory);
+
+    expect(body.text).toBe('1 approval waiting in this channel.');
+    expect(approvalButtons(body.blocks)).toEqual([]);
+    expect(JSON.stringify(body.blocks)).toContain('You cannot decide this request.');
+  });
+
+  it('/approvals offers the requester only Deny, to withdraw their own request', async () => {
+    const { slack, card } = await pendingRestart();
+
+    const body = await inboxReply(slack, '', people.alice);
+
+    const buttons = approvalButtons(body.blocks);
+    expect(buttons.map((button) => button.action_id)).toEqual(['holdfast.approval.deny']);
+    expect(buttons[0]?.value).toBe(card.requestId);
   });
 
   it('/approvals in another channel has nothing to show', async () => {
@@ -94,6 +114,20 @@ describe('the approvals inbox', () => {
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(approvalButtons(view.blocks).map((button) => button.value)).toContain(card.requestId);
     expect(publish.response.ok).toBe(true);
+  });
+
+  it('publishes an App Home with no buttons for someone who may not decide', async () => {
+    const { slack } = await pendingRestart();
+
+    await slack.sendEvent({ type: 'app_home_opened', user: people.mallory, channel: 'D0MAL', tab: 'home' });
+
+    const publish = await slack.api.waitFor(
+      'views.publish',
+      (call) => call.params.user_id === people.mallory,
+    );
+    const view = publish.params.view as { blocks: unknown[] };
+    expect(approvalButtons(view.blocks)).toEqual([]);
+    expect(JSON.stringify(view.blocks)).toContain('Nothing is waiting for approval that you can decide.');
   });
 
   it('decides from the App Home and shows the new state there', async () => {
