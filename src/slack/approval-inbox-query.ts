@@ -30,11 +30,14 @@ export async function pendingForViewer(
   const visible = query.channelId
     ? await visibleTo(deps, pending, query.viewer)
     : await decidableBy(deps, pending, query.viewer);
-  const shown = visible.slice(0, shownAtMost);
+  const powers = await Promise.all(visible.map((approval) => viewerMayOf(deps, approval, query.viewer)));
+  // What waits on the viewer comes first, so the links looked up are spent on what they can decide.
+  const ranked = visible
+    .map((approval, i) => ({ approval, may: powers[i] ?? 'watch' }))
+    .sort((a, b) => Number(b.may === 'decide') - Number(a.may === 'decide'));
+  const shown = ranked.slice(0, shownAtMost);
   return {
-    views: await Promise.all(
-      shown.map(async (approval) => view(deps, approval, await viewerMayOf(deps, approval, query.viewer))),
-    ),
+    views: await Promise.all(shown.map(({ approval, may }) => view(deps, approval, may))),
     hidden: visible.length - shown.length,
   };
 }

@@ -12,6 +12,7 @@ export {
 export { buildApprovalCard, buildDecidedCard, type CardOptions } from './approval-card.js';
 export { buildApprovalInbox, type InboxOptions } from './approval-inbox.js';
 export type { ApprovalOutcome, ApprovalView, ViewerMay } from './approval-view.js';
+export { buildApprovalsHelp } from './approvals-help.js';
 export { buildApproverCopy } from './approver-copy.js';
 export {
   ARGUMENTS_MODAL_CALLBACK_ID,
@@ -49,7 +50,12 @@ export {
   type GrantScopeChoice,
   grantDurations,
 } from './grant-modal.js';
-export { buildGrantNotice, describeGrantCover, type GrantUsedNotice } from './grant-notice.js';
+export {
+  buildGrantNotice,
+  describeGrantCover,
+  describeGrantScope,
+  type GrantUsedNotice,
+} from './grant-notice.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildStoppableList, type StoppableEntry } from './stoppable-list.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

@@ -68,6 +68,60 @@ describe('the approvals inbox', () => {
     expect(buttons[0]?.value).toBe(card.requestId);
   });
 
+  it('/approvals shows one entry per request, scannable, what waits on you first, identical ones apart', async () => {
+    const { tool } = countingShellTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_bobs']),
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_alices']),
+    ]);
+    const slack = await startSlackHarness({ model, tools: [tool] });
+    const bobsThread = await slack.mention('restart web', { user: people.bob });
+    const bobsCard = await waitForCard(slack.api, bobsThread);
+    const alicesThread = await slack.mention('restart web please');
+    const alicesCard = await waitForCard(slack.api, alicesThread);
+    await slack.settle();
+
+    const body = await inboxReply(slack, '', people.bob);
+
+    const blocks = body.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks.slice(0, 6).map((block) => block.type)).toEqual([
+      'section',
+      'section',
+      'actions',
+      'divider',
+      'section',
+      'actions',
+    ]);
+    const [alices, bobs] = [blocks[1]?.text?.text ?? '', blocks[4]?.text?.text ?? ''];
+    // Alice's request waits on bob, so it comes first although bob's own is older.
+    expect(alices).toMatch(
+      /\n\*Waiting on you\* · <#C0OPS> · requested by <@U0ALICE> · asked <!date\^\d+\^\{ago\}\|[^>]+> · expires <!date\^/,
+    );
+    expect(bobs).toMatch(/\n<#C0OPS> · requested by <@U0BOB> \(you\) · asked <!date/);
+    const refs = [alices, bobs].map((text) => /ref `([A-Za-z0-9]+)`/.exec(text)?.[1]);
+    expect(refs[0]).toBeDefined();
+    expect(refs[0]).not.toBe(refs[1]);
+    const buttons = approvalButtons(body.blocks);
+    expect(buttons.filter((button) => button.value === alicesCard.requestId)).toHaveLength(4);
+    // Bob may only withdraw his own request.
+    expect(
+      buttons.filter((button) => button.value === bobsCard.requestId).map((button) => button.action_id),
+    ).toEqual(['holdfast.approval.deny']);
+  });
+
+  it('/approvals help says what each form of the command shows', async () => {
+    const { slack } = await pendingRestart();
+
+    const body = await inboxReply(slack, 'help', people.mallory);
+
+    expect(body.response_type).toBe('ephemeral');
+    const text = JSON.stringify(body.blocks);
+    for (const form of ['`/approvals`', '`/approvals all`', '`/approvals grants`', '`/approvals help`']) {
+      expect(text).toContain(`*${form}*`);
+    }
+    expect(approvalButtons(body.blocks)).toEqual([]);
+  });
+
   it('/approvals in another channel has nothing to show', async () => {
     const { slack } = await pendingRestart();
 
