@@ -142,8 +142,9 @@ export class OutboxWorker {
   async #cardsRecorded(requestId: string): Promise<void> {
     const waiting = [...this.#recording.values()].filter(
       ({ entry }) =>
-        (entry.message.type === 'approval-card' || entry.message.type === 'approver-copy') &&
-        entry.message.requestId === requestId,
+        ((entry.message.type === 'approval-card' || entry.message.type === 'approver-copy') &&
+          entry.message.requestId === requestId) ||
+        (entry.message.type === 'approval-plan' && entry.message.requestIds.includes(requestId)),
     );
     await Promise.all(waiting.map((item) => item.done));
   }

@@ -184,7 +184,8 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
     delivered: (entry) => {
       const { turnId } = entry;
-      if (entry.message.type !== 'approval-card' || turnId === null) return;
+      const card = entry.message.type === 'approval-card' || entry.message.type === 'approval-plan';
+      if (!card || turnId === null) return;
       void lanes.add(entry.conversationId, async () => {
         // Slack clears the line when the app replies in the thread, the card included: it is set after.
         // Only while people are still asked: a decision may have come before the card's turn here.

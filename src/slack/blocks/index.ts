@@ -56,6 +56,13 @@ export {
   describeGrantScope,
   type GrantUsedNotice,
 } from './grant-notice.js';
+export {
+  buildPlanCard,
+  PLAN_ALLOW_ALL_ACTION_ID,
+  type PlanItem,
+  parseAllowAllValue,
+  taskName,
+} from './plan-card.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildStoppableList, type StoppableEntry } from './stoppable-list.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

@@ -4,7 +4,7 @@ import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
 
 /** Every block action id other than the approval buttons, Stop and a grant's Revoke. */
 const notAnApprovalAction =
-  /^(?!holdfast\.approval\.(?:allow|deny|always|view)$|holdfast\.turn\.stop$|holdfast\.grant\.revoke$)/;
+  /^(?!holdfast\.approval\.(?:allow|deny|always|view|allow_all)$|holdfast\.turn\.stop$|holdfast\.grant\.revoke$)/;
 const notApprovalsCommand = /^(?!\/approvals$)/;
 
 /**

@@ -115,7 +115,9 @@ describe('who sees which approval records', () => {
     // She sees the request and its state; she is no approver, so it has no buttons for her.
     expect(approvalButtons(forMallory.blocks)).toEqual([]);
     expect(JSON.stringify(forMallory.blocks)).toContain('You cannot decide this request.');
-    expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({ decision: null });
+    expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({
+      decision: null,
+    });
     expect(slack.api.callsTo('conversations.members').length).toBeGreaterThan(1);
   });
 
