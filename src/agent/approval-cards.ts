@@ -1,9 +1,10 @@
-import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
+import { type NewOutboxEntry, outboxKeys, PLAN_MAX_REQUESTS } from '../outbox/outbox-message.js';
 import type { Approval, Turn } from '../store/records.js';
 
 /**
- * The outbox rows that show a turn's undecided requests. The thread sees the whole batch first; the
- * approvers' copies follow, in the same commit.
+ * The outbox rows that show a turn's undecided requests. The thread sees the whole batch first: calls
+ * that wait together as one plan's card (one card per call past the plan's limit); the approvers'
+ * copies follow, one per request, in the same commit.
  */
 export function approvalCards(
   turn: Turn,
@@ -18,13 +19,24 @@ export function approvalCards(
     requestId: approval.requestId,
     message,
   });
+  const [first] = pending;
+  const plan =
+    first && pending.length >= 2 && pending.length <= PLAN_MAX_REQUESTS
+      ? [
+          entry(first, outboxKeys.plan(first.requestId), {
+            type: 'approval-plan',
+            requestIds: pending.map((approval) => approval.requestId),
+          }),
+        ]
+      : undefined;
   return [
-    ...pending.map((approval) =>
-      entry(approval, outboxKeys.card(approval.requestId), {
-        type: 'approval-card',
-        requestId: approval.requestId,
-      }),
-    ),
+    ...(plan ??
+      pending.map((approval) =>
+        entry(approval, outboxKeys.card(approval.requestId), {
+          type: 'approval-card',
+          requestId: approval.requestId,
+        }),
+      )),
     ...(options.approverCopies ? pending : []).map((approval) =>
       entry(approval, outboxKeys.approverCopy(approval.requestId, 'request'), {
         type: 'approver-copy',

@@ -17,6 +17,32 @@ export type ToolPermission =
       readonly reason?: string;
     };
 
+/**
+ * Where a call runs and what it may change, as its tool knows them: what an approver needs besides the
+ * arguments. Every field is optional; a tool says what it knows.
+ */
+export interface CallEffects {
+  /** The directory the call runs in. */
+  readonly workdir?: string;
+  /** The machine it runs on. */
+  readonly host?: string;
+  /** A service the call deploys, and the ref (undefined: the service's default). */
+  readonly deploy?: { readonly service: string; readonly ref: string | undefined };
+  /** The exact command that runs when the arguments do not hold it (a deploy's configured command). */
+  readonly command?: string;
+  /** What the call may change, as a short phrase for people. */
+  readonly changes?: string;
+}
+
+/** A call's effects by tool name, for cards built from a stored request (undefined: not known). */
+export type EffectsOf = (toolName: string, args: unknown) => CallEffects | undefined;
+
+/** The lookup over a set of tools; a tool that does not describe its calls gives undefined. */
+export function effectsOfTools(tools: readonly Tool[]): EffectsOf {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return (toolName, args) => byName.get(toolName)?.effects?.(args);
+}
+
 export interface NestedAgentRequest {
   readonly name: string;
   readonly instructions: string;
@@ -59,5 +85,7 @@ export interface Tool<Args = unknown> {
   readonly permissionTypes?: readonly string[];
   parse(input: unknown): { success: true; data: Args } | { success: false; error: string };
   permission(args: Args, ctx: ToolContext): ToolPermission | Promise<ToolPermission>;
+  /** Where a call with these (unparsed, as stored) arguments runs and what it may change, for its card. */
+  effects?(input: unknown): CallEffects | undefined;
   execute(args: Args, ctx: ToolContext): Promise<string>;
 }

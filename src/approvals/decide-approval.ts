@@ -1,3 +1,4 @@
+import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
 import { bindingMismatch, isRecordedCard } from './binding-mismatch.js';
 import type { DecideApprovalDeps } from './decide-approval-deps.js';
@@ -16,6 +17,25 @@ export { describeRefusal } from './describe-refusal.js';
 export { mayDecide, refusalFor } from './may-decide.js';
 export { type RefusedClick, recordRefusal } from './record-refusal.js';
 export type { RefusalReason, RefusalRecord } from './refusal-reason.js';
+
+/** The store audits the grant in the decision's commit; the log says the same, with its scope. */
+function logGrantCreated(deps: DecideApprovalDeps, request: DecisionRequest, approval: Approval): void {
+  const grant = request.action === 'always' ? request.grant : undefined;
+  deps.logger.info(
+    {
+      requestId: approval.requestId,
+      tool: approval.toolName,
+      grantedBy: request.userId,
+      // Without a chosen scope the grant is the whole tool in the request's thread, until revoked.
+      scope: grant?.scope ?? 'conversation',
+      scopeId: grant?.scopeId ?? approval.conversationId,
+      covers: grant?.argsHash ? 'exact call' : grant?.match ? { match: grant.match } : 'every call',
+      ...(grant?.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
+      ...(grant?.maxUses === undefined ? {} : { maxUses: grant.maxUses }),
+    },
+    'grant created',
+  );
+}
 
 /**
  * A human's click, start to end: the request must exist, come from where its card is, and the clicker
@@ -102,6 +122,9 @@ export async function decideApproval(
       break;
     case 'arguments-changed':
       await recordRefusal(deps, click, 'arguments-changed', result.approval);
+      break;
+    case 'decided':
+      if (result.approval.always) logGrantCreated(deps, request, result.approval);
       break;
     default:
       break;

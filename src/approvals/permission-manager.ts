@@ -61,7 +61,15 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
       // Used up, revoked or expired since it was read: the next grant may still cover the call.
       if (!used) continue;
       logger.info(
-        { tool: request.toolName, toolCallId: call.toolCallId, grantId: used.id, grantedBy: used.createdBy },
+        {
+          tool: request.toolName,
+          toolCallId: call.toolCallId,
+          grantId: used.id,
+          grantedBy: used.createdBy,
+          scope: used.scope,
+          scopeId: used.scopeId,
+          covers: used.argsHash !== null ? 'exact call' : used.match ? { match: used.match } : 'every call',
+        },
         'allowed by a grant',
       );
       return { type: 'allowed', source: 'grant', by: used.createdBy };

@@ -13,6 +13,7 @@ export type OutboxLane = 'thread' | 'rewrite' | 'direct';
 export function laneOf(message: OutboxMessage): OutboxLane {
   switch (message.type) {
     case 'approval-card':
+    case 'approval-plan':
     case 'answer':
     case 'turn-notice':
       return 'thread';
@@ -24,7 +25,15 @@ export function laneOf(message: OutboxMessage): OutboxLane {
   }
 }
 
-/** The request whose card (or DM copy) the row posts: its rewrites wait until it is posted. */
-export function cardRequestOf(message: OutboxMessage): string | undefined {
-  return message.type === 'approval-card' || message.type === 'approver-copy' ? message.requestId : undefined;
+/** The requests whose card (or DM copy, or plan) the row posts: their rewrites wait until it is posted. */
+export function cardRequestsOf(message: OutboxMessage): readonly string[] {
+  switch (message.type) {
+    case 'approval-card':
+    case 'approver-copy':
+      return [message.requestId];
+    case 'approval-plan':
+      return message.requestIds;
+    default:
+      return [];
+  }
 }

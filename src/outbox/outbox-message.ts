@@ -42,9 +42,20 @@ export const directNoticeSchema = z.discriminatedUnion('type', [
 ]);
 export type DirectNotice = z.output<typeof directNoticeSchema>;
 
+/** The most calls one plan's card lists; a larger batch gets a card per call. */
+export const PLAN_MAX_REQUESTS = 12;
+
+/** The requests of a plan's card, in the order of their calls: two or more. */
+export const planRequestIds = z.array(z.string()).min(2).max(PLAN_MAX_REQUESTS);
+
 export const outboxMessageSchema = z.discriminatedUnion('type', [
   /** The approval card for a pending request, posted in its thread. */
   z.object({ type: z.literal('approval-card'), requestId: z.string() }),
+  /**
+   * One card for the calls of one assistant message that wait together: each with its own buttons, and
+   * nothing runs until every one is decided. The message is a card of each request it lists.
+   */
+  z.object({ type: z.literal('approval-plan'), requestIds: planRequestIds }),
   /**
    * Copies of a request's card, each in the direct message of one person who may decide it: when it is
    * asked (`request`), halfway to its expiry (`reminder`), and near the end to the escalation group
@@ -125,6 +136,8 @@ export interface OutboxEntry {
 /** Keys of the effects the core writes, in one place so every writer agrees on them. */
 export const outboxKeys = {
   card: (requestId: string) => `card:${requestId}`,
+  /** Keyed by the plan's first request: a request is in one plan at most. */
+  plan: (firstRequestId: string) => `plan:${firstRequestId}`,
   cardUpdate: (requestId: string, state: string) => `card-update:${requestId}:${state}`,
   approverCopy: (requestId: string, occasion: string) => `copies:${requestId}:${occasion}`,
   answer: (turnId: string) => `answer:${turnId}`,

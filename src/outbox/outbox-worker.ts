@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ClaimToken, CompletedDelivery, Lease, Store } from '../store/store.js';
 import { claimStep } from './claim-step.js';
 import type { DeliveryPort } from './delivery-port.js';
-import { cardRequestOf, laneOf, type OutboxLane } from './outbox-lanes.js';
+import { cardRequestsOf, laneOf, type OutboxLane } from './outbox-lanes.js';
 import type { DeliveryProgress, OutboxEntry, SentPart } from './outbox-message.js';
 import { defaultBackoffMs, type RetryPolicy, reasonOf, retryPlan } from './retry-plan.js';
 import { undeliverableNotice } from './undeliverable-notice.js';
@@ -138,8 +138,9 @@ export class OutboxWorker {
   async #cardsRecorded(requestId: string): Promise<void> {
     const waiting = [...this.#recording.values()].filter(
       ({ entry }) =>
-        (entry.message.type === 'approval-card' || entry.message.type === 'approver-copy') &&
-        entry.message.requestId === requestId,
+        ((entry.message.type === 'approval-card' || entry.message.type === 'approver-copy') &&
+          entry.message.requestId === requestId) ||
+        (entry.message.type === 'approval-plan' && entry.message.requestIds.includes(requestId)),
     );
     await Promise.all(waiting.map((item) => item.done));
   }
@@ -181,10 +182,9 @@ export class OutboxWorker {
       // Delivered here a moment ago: its completion rides in a coming commit.
       if (this.#recording.has(entry.id)) continue;
       const lane = laneOf(entry.message);
-      const card = cardRequestOf(entry.message);
       const holdBack = () => {
         held.add(lane);
-        if (card) cardsUnposted.add(card);
+        for (const requestId of cardRequestsOf(entry.message)) cardsUnposted.add(requestId);
       };
       if (
         held.has(lane) ||

@@ -30,7 +30,8 @@ export async function undeliverableNotice(
         userId: turn.requestedBy,
         notice: {
           type: 'undeliverable',
-          what: entry.message.type,
+          // A plan is an approval card for the requester: the same words, the same way to decide it.
+          what: entry.message.type === 'approval-plan' ? 'approval-card' : entry.message.type,
           channelId: conversation.channelId,
           reason,
           requestId: entry.requestId ?? undefined,

@@ -1,10 +1,14 @@
-import { mayDecide } from '../approvals/decide-approval.js';
+import type { EffectsOf } from '../agent/tool.js';
+import { mayDecide, refusalFor } from '../approvals/decide-approval.js';
 import type { Approval } from '../store/records.js';
-import type { ApprovalOutcome, ApprovalView } from './blocks/index.js';
+import type { ApprovalOutcome, ApprovalView, ViewerMay } from './blocks/index.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { type VisibilityDeps, visibleTo } from './record-visibility.js';
 
-export type InboxDeps = VisibilityDeps;
+export interface InboxDeps extends VisibilityDeps {
+  /** Where calls run, by tool, for what the cards say; left out when absent. */
+  readonly effectsOf?: EffectsOf;
+}
 
 /** Links are looked up for what is shown, not for everything pending. */
 const shownAtMost = 20;
@@ -26,9 +30,14 @@ export async function pendingForViewer(
   const visible = query.channelId
     ? await visibleTo(deps, pending, query.viewer)
     : await decidableBy(deps, pending, query.viewer);
-  const shown = visible.slice(0, shownAtMost);
+  const powers = await Promise.all(visible.map((approval) => viewerMayOf(deps, approval, query.viewer)));
+  // What waits on the viewer comes first, so the links looked up are spent on what they can decide.
+  const ranked = visible
+    .map((approval, i) => ({ approval, may: powers[i] ?? 'watch' }))
+    .sort((a, b) => Number(b.may === 'decide') - Number(a.may === 'decide'));
+  const shown = ranked.slice(0, shownAtMost);
   return {
-    views: await Promise.all(shown.map((approval) => view(deps, approval))),
+    views: await Promise.all(shown.map(({ approval, may }) => view(deps, approval, may))),
     hidden: visible.length - shown.length,
   };
 }
@@ -57,10 +66,30 @@ async function decidableBy(deps: InboxDeps, approvals: readonly Approval[], view
   return decidable;
 }
 
-async function view(deps: InboxDeps, approval: Approval): Promise<ApprovalView> {
+/**
+ * Which buttons a view made for `viewer` shows, by the same check that refuses a click: all of them to
+ * someone who may allow, Deny alone to a requester who may only withdraw, none to anyone else.
+ */
+export async function viewerMayOf(
+  deps: Pick<InboxDeps, 'policy' | 'directory'>,
+  approval: Approval,
+  viewer: string,
+): Promise<ViewerMay> {
+  if ((await refusalFor(deps, approval, viewer, 'allow')) === undefined) return 'decide';
+  if ((await refusalFor(deps, approval, viewer, 'deny')) === undefined) return 'withdraw';
+  return 'watch';
+}
+
+async function view(deps: InboxDeps, approval: Approval, viewerMay?: ViewerMay): Promise<ApprovalView> {
   const conversation = await deps.store.conversations.get(approval.conversationId);
   const card = approval.cards[0];
   const channelId = conversation?.channelId ?? card?.channel ?? '';
   const threadLink = card ? await deps.slack.permalink(card.channel, card.ts) : undefined;
-  return presentApproval(approval, { policy: deps.policy, channelId, threadLink });
+  return presentApproval(approval, {
+    policy: deps.policy,
+    channelId,
+    threadLink,
+    effectsOf: deps.effectsOf,
+    viewerMay,
+  });
 }

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { EffectsOf } from '../agent/tool.js';
 import { type ApproverReach, copyRecipients } from '../approvals/approver-reach.js';
+import { refusalFor } from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError } from '../outbox/delivery-port.js';
 import type { ApproverCopyOccasion, OutboxEntry, SentPart } from '../outbox/outbox-message.js';
@@ -15,6 +17,8 @@ export interface ApproverCopiesDeps {
   readonly slack: SlackPort;
   readonly policy: Policy;
   readonly reach: ApproverReach;
+  /** Where calls run, by tool, for what the copies say. */
+  readonly effectsOf?: EffectsOf;
   readonly logger: Logger;
   readonly approvalOf: (requestId: string) => Promise<Approval>;
   /** Where the request's thread is (undeliverable if the id names none). */
@@ -43,11 +47,45 @@ const copyPart = z.object({ user: z.string(), channel: z.string() });
 export function createApproverCopies(deps: ApproverCopiesDeps) {
   const { slack, policy, reach, logger } = deps;
 
-  const render = async (approval: Approval, thread: ThreadKey, occasion: ApproverCopyOccasion) => {
+  const render = async (
+    approval: Approval,
+    thread: ThreadKey,
+    occasion: ApproverCopyOccasion,
+    viewer?: string,
+  ) => {
     const threadLink = await slack.permalink(thread.channelId, thread.threadTs);
-    const view = presentApproval(approval, { policy, channelId: thread.channelId, threadLink });
+    const view = presentApproval(approval, {
+      policy,
+      channelId: thread.channelId,
+      threadLink,
+      effectsOf: deps.effectsOf,
+      // A copy is one person's: an escalation can reach someone who may not decide, who sees no buttons.
+      ...(viewer === undefined ? {} : { viewerMay: await viewerMay(approval, viewer) }),
+    });
     const outcome = outcomeOf(approval);
     return outcome ? buildDecidedCard(view, outcome) : buildApproverCopy(view, occasion);
+  };
+
+  const groupMembersOf =
+    (requestId: string) =>
+    async (group: string): Promise<readonly string[]> => {
+      try {
+        return await deps.slackCall('usergroups.users.list', () => slack.groupMembers(group));
+      } catch (error) {
+        if (!refusedBySlack(error)) throw error;
+        logger.warn({ requestId, group, reason: error.reason }, 'cannot list a group to copy a request to');
+        return [];
+      }
+    };
+
+  /** The same check that refuses a click: the buttons a copy shows are the ones its reader may press. */
+  const viewerMay = async (approval: Approval, viewer: string) => {
+    const directory = { groupMembers: groupMembersOf(approval.requestId) };
+    if ((await refusalFor({ policy, directory }, approval, viewer, 'allow')) === undefined)
+      return 'decide' as const;
+    return (await refusalFor({ policy, directory }, approval, viewer, 'deny')) === undefined
+      ? ('withdraw' as const)
+      : ('watch' as const);
   };
 
   return {
@@ -55,15 +93,7 @@ export function createApproverCopies(deps: ApproverCopiesDeps) {
       const approval = await deps.approvalOf(requestId);
       // Decided before its copies went out (a reminder written just before the click): nobody needs one.
       if (approval.decision !== null) return [];
-      const groupMembers = async (group: string): Promise<readonly string[]> => {
-        try {
-          return await deps.slackCall('usergroups.users.list', () => slack.groupMembers(group));
-        } catch (error) {
-          if (!refusedBySlack(error)) throw error;
-          logger.warn({ requestId, group, reason: error.reason }, 'cannot list a group to copy a request to');
-          return [];
-        }
-      };
+      const groupMembers = groupMembersOf(requestId);
       const users = await copyRecipients({ policy, reach, groupMembers }, approval, occasion);
       const parts: string[] = [];
       for (const user of users) {
@@ -97,7 +127,7 @@ export function createApproverCopies(deps: ApproverCopiesDeps) {
         part.inDoubt || entry.inDoubt,
         // Slack ts values are seconds; a minute of slack covers clock skew between us and Slack.
         { channel, oldest: String(Math.floor((entry.createdAt - 60_000) / 1_000)) },
-        await render(approval, thread, message.occasion),
+        await render(approval, thread, message.occasion, user),
         `${entry.key}#${user}`,
       );
     },

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { EffectsOf } from '../agent/tool.js';
 import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import type { Redact } from '../secrets/index.js';
@@ -29,6 +30,8 @@ export interface AttachSlackOptions {
    */
   readonly intake?: SlackPort;
   readonly directory: ApproverDirectory;
+  /** Where calls run, by tool, for what inboxes say about a request. */
+  readonly effectsOf?: EffectsOf;
   /** From `auth.test`: how holdfast recognises mentions of itself and its own messages. */
   readonly botUserId: string;
   readonly teamId?: string;
@@ -54,7 +57,14 @@ export interface AttachSlackOptions {
 /** Connects a Bolt app to the runtime: listeners in, thread updates out. */
 export function attachSlack(options: AttachSlackOptions): void {
   const { app, runtime, slack, directory, logger, botUserId } = options;
-  const inbox = { store: runtime.store, policy: runtime.policy, directory, slack, logger };
+  const inbox = {
+    store: runtime.store,
+    policy: runtime.policy,
+    directory,
+    slack,
+    logger,
+    effectsOf: options.effectsOf,
+  };
   registerMessageListeners(app, {
     runtime,
     slack: options.intake ?? slack,

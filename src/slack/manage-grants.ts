@@ -58,7 +58,10 @@ export async function revokeGrant(deps: GrantDeps, grantId: number, userId: stri
     return { type: 'not-allowed', grant };
   }
   if (!(await deps.store.grants.revoke(grantId, userId))) return { type: 'gone' };
-  deps.logger.info({ grantId, user: userId, tool: grant.toolName }, 'grant revoked');
+  deps.logger.info(
+    { grantId, user: userId, tool: grant.toolName, scope: grant.scope, scopeId: grant.scopeId },
+    'grant revoked',
+  );
   return { type: 'revoked', grant };
 }
 

@@ -37,7 +37,8 @@ export const eventEnvelopeSchema = z.object({
 
 const actionSchema = z.object({
   action_id: z.string(),
-  value: z.string().min(1).max(200),
+  // Slack's own limit for a button value; a plan's "Allow all" carries each call's id and fingerprint.
+  value: z.string().min(1).max(2000),
   block_id: z.string().optional(),
 });
 

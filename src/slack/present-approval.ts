@@ -1,17 +1,28 @@
+import type { EffectsOf } from '../agent/tool.js';
 import { argsFingerprint } from '../approvals/args-fingerprint.js';
+import { askedBecause } from '../approvals/asked-because.js';
 import type { Policy } from '../approvals/policy.js';
 import { approversFor } from '../approvals/policy-lookup.js';
 import { redactKnownPatterns } from '../secrets/index.js';
 import type { Approval } from '../store/records.js';
-import type { ApprovalOutcome, ApprovalView } from './blocks/index.js';
+import type { ApprovalOutcome, ApprovalView, ViewerMay } from './blocks/index.js';
 import { editFields } from './edit-fields.js';
 
 /** Row → what a card shows. Arguments are redacted for display; the hash still pins what runs. */
 export function presentApproval(
   approval: Approval,
-  context: { policy: Policy; channelId: string; threadLink?: string },
+  context: {
+    policy: Policy;
+    channelId: string;
+    threadLink?: string;
+    /** Where calls run, by tool; the card leaves it out when unknown. */
+    effectsOf?: EffectsOf;
+    /** Set in a view made for one person (see `ApprovalView.viewerMay`). */
+    viewerMay?: ViewerMay;
+  },
 ): ApprovalView {
   const approvers = approversFor(context.policy, approval.toolName, approval.permissionType);
+  const effects = context.effectsOf?.(approval.toolName, approval.arguments);
   return {
     requestId: approval.requestId,
     argsFingerprint: argsFingerprint(approval.argsHash),
@@ -37,6 +48,9 @@ export function presentApproval(
           },
         }
       : {}),
+    askedBecause: askedBecause(context.policy, approval.toolName, approval.arguments),
+    ...(effects ? { effects } : {}),
+    ...(context.viewerMay ? { viewerMay: context.viewerMay } : {}),
     threadLink: context.threadLink,
     channelId: context.channelId,
   };

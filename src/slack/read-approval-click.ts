@@ -20,12 +20,21 @@ export interface ApprovalButtonClick {
   readonly viewType: string | undefined;
 }
 
-/** The approval click in a parsed `block_actions` payload; undefined when it holds none or no team. */
-export function readApprovalClick(payload: BlockActions): ApprovalButtonClick | undefined {
-  const action = payload.actions.find((candidate) => approvalActionKind(candidate.action_id));
-  const kind = action ? approvalActionKind(action.action_id) : undefined;
+/** Who clicked, in which workspace, on which message or view, and where to reply: any holdfast button. */
+export interface ClickSite {
+  readonly userId: string;
+  readonly teamId: string;
+  readonly origin: DecisionOrigin;
+  readonly replyTo: { readonly channel: string; readonly threadTs?: string } | undefined;
+  readonly triggerId: string | undefined;
+  readonly hasResponseUrl: boolean;
+  readonly viewType: string | undefined;
+}
+
+/** The site of a click in a parsed `block_actions` payload; undefined when it names no team. */
+export function readClickSite(payload: BlockActions): ClickSite | undefined {
   const teamId = payload.team?.id ?? payload.user.team_id;
-  if (!action || !kind || !teamId) return undefined;
+  if (!teamId) return undefined;
   const enterpriseId = clickEnterpriseId(payload);
   const container = payload.container;
   const channel = container?.channel_id ?? payload.channel?.id;
@@ -34,11 +43,7 @@ export function readApprovalClick(payload: BlockActions): ApprovalButtonClick | 
   const origin: DecisionOrigin = onCard
     ? { type: 'card', teamId, enterpriseId, channelId: channel, messageTs: container.message_ts! }
     : { type: 'inbox', teamId, enterpriseId };
-  const block = parseApprovalBlockId(action.block_id ?? '');
   return {
-    kind,
-    requestId: action.value,
-    argsFingerprint: block?.requestId === action.value ? block.argsFingerprint : undefined,
     userId: payload.user.id,
     teamId,
     origin,
@@ -48,6 +53,21 @@ export function readApprovalClick(payload: BlockActions): ApprovalButtonClick | 
     triggerId: payload.trigger_id,
     hasResponseUrl: payload.response_url !== undefined,
     viewType: container?.type === 'view' ? payload.view?.type : undefined,
+  };
+}
+
+/** The approval click in a parsed `block_actions` payload; undefined when it holds none or no team. */
+export function readApprovalClick(payload: BlockActions): ApprovalButtonClick | undefined {
+  const action = payload.actions.find((candidate) => approvalActionKind(candidate.action_id));
+  const kind = action ? approvalActionKind(action.action_id) : undefined;
+  const site = readClickSite(payload);
+  if (!action || !kind || !site) return undefined;
+  const block = parseApprovalBlockId(action.block_id ?? '');
+  return {
+    ...site,
+    kind,
+    requestId: action.value,
+    argsFingerprint: block?.requestId === action.value ? block.argsFingerprint : undefined,
   };
 }
 

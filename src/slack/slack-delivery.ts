@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { EffectsOf } from '../agent/tool.js';
 import { type ApproverReach, noReach } from '../approvals/approver-reach.js';
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError, type DeliveryPort } from '../outbox/delivery-port.js';
@@ -14,6 +15,7 @@ import {
   buildDecidedCard,
   buildDirectNotice,
   buildGrantNotice,
+  buildPlanCard,
   buildThreadNotice,
   type SlackMessage,
 } from './blocks/index.js';
@@ -38,6 +40,8 @@ export interface SlackDeliveryDeps {
   readonly live?: LiveAnswers;
   /** Who gets copies of a request in their direct messages; nobody when absent. */
   readonly reach?: ApproverReach;
+  /** Where calls run, by tool, for what cards say; cards leave it out when absent. */
+  readonly effectsOf?: EffectsOf;
 }
 
 const answerPart = z.array(z.string());
@@ -112,6 +116,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   const copies = createApproverCopies({
     slack,
     policy,
+    effectsOf: deps.effectsOf,
     reach: deps.reach ?? noReach,
     logger: deps.logger,
     approvalOf,
@@ -120,10 +125,24 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
     postOnce,
   });
 
+  const present = (approval: Approval, thread: ThreadKey) =>
+    presentApproval(approval, { policy, channelId: thread.channelId, effectsOf: deps.effectsOf });
   const renderCard = (approval: Approval, thread: ThreadKey): SlackMessage => {
-    const view = presentApproval(approval, { policy, channelId: thread.channelId });
+    const view = present(approval, thread);
     const outcome = outcomeOf(approval);
     return outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);
+  };
+  const renderPlan = (approvals: readonly Approval[], thread: ThreadKey): SlackMessage =>
+    buildPlanCard(
+      approvals.map((approval) => ({ view: present(approval, thread), outcome: outcomeOf(approval) })),
+    );
+  /** The requests a thread's card shows: the plan's, when the message is the card of several. */
+  const cardRequests = async (approval: Approval, card: { channel: string; ts: string }) => {
+    const siblings = await store.approvals.forTurn(approval.turnId);
+    const onCard = siblings.filter((sibling) =>
+      sibling.cards.some((other) => other.channel === card.channel && other.ts === card.ts),
+    );
+    return onCard.length > 1 ? onCard : [approval];
   };
 
   return {
@@ -131,6 +150,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
       const message = entry.message;
       switch (message.type) {
         case 'approval-card':
+        case 'approval-plan':
         case 'turn-notice':
         case 'direct-message':
           return ['message'];
@@ -169,15 +189,30 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
             renderCard(approval, thread),
           );
         }
+        case 'approval-plan': {
+          const thread = threadAt(entry.conversationId);
+          const approvals = await Promise.all(message.requestIds.map(approvalOf));
+          return postOnce(
+            entry,
+            part.index,
+            part.inDoubt,
+            { channel: thread.channelId, threadTs: thread.threadTs },
+            renderPlan(approvals, thread),
+          );
+        }
         case 'card-update': {
           const card = cardPart.parse(JSON.parse(part.content));
           const thread = threadAt(entry.conversationId);
           const approval = await approvalOf(message.requestId);
-          // A card outside the request's channel is a copy in someone's DM: it keeps reading as one.
+          // A card outside the request's channel is a copy in someone's DM: it keeps reading as one. A
+          // plan's card is rewritten whole, with every call's state.
+          const shown = card.channel === thread.channelId ? await cardRequests(approval, card) : [];
           const rendered =
-            card.channel === thread.channelId
-              ? renderCard(approval, thread)
-              : await copies.rewrite(approval, thread);
+            shown.length > 1
+              ? renderPlan(shown, thread)
+              : card.channel === thread.channelId
+                ? renderCard(approval, thread)
+                : await copies.rewrite(approval, thread);
           try {
             // Rewriting is idempotent: a card rewritten twice shows the same state.
             await slackCall('chat.update', () =>

@@ -142,7 +142,8 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
     delivered: (entry) => {
       const { turnId } = entry;
-      if (entry.message.type !== 'approval-card' || turnId === null) return;
+      const card = entry.message.type === 'approval-card' || entry.message.type === 'approval-plan';
+      if (!card || turnId === null) return;
       void (async () => {
         // Only while people are still asked: a decision may have come before the card's turn here.
         const turn = await store.turns.get(turnId);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { EffectsOf } from '../agent/tool.js';
 import type { Policy } from '../approvals/policy.js';
 import type { Config } from '../config.js';
 import type { Ops } from '../ops/create-ops.js';
@@ -42,6 +43,8 @@ export function buildSlackPorts(deps: {
   readonly config: Pick<Config, 'liveAnswers' | 'reach'>;
   readonly store: Store;
   readonly policy: Policy;
+  /** Where calls run, by tool, for what approval cards say. */
+  readonly effectsOf?: EffectsOf;
   readonly logger: Logger;
   readonly redact: Redact;
   readonly now: () => number;
@@ -94,6 +97,7 @@ export function buildSlackPorts(deps: {
     slack: port(connection.deliveryClient, 'slack-delivery'),
     store,
     policy: deps.policy,
+    effectsOf: deps.effectsOf,
     logger: logger.child({ component: 'slack-delivery' }),
     redact,
     live,

@@ -1,4 +1,5 @@
 import { contextBudgetFor } from '../agent/model-context.js';
+import { effectsOfTools } from '../agent/tool.js';
 import { loadPolicyFile } from '../approvals/load-policy.js';
 import { emptyPolicy } from '../approvals/policy.js';
 import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
@@ -46,6 +47,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   // The commands tools run are in process groups of their own: holdfast ends them before it exits.
   const processGroups = new ProcessGroups();
   const tools = await loadTools(config, overrides.tools, processGroups);
+  const effectsOf = effectsOfTools(tools);
   // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
   // the process open, so a start that fails before the closers exist leaves nothing running.
   const transport = createHttpTransport();
@@ -127,6 +129,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       config,
       store,
       policy,
+      effectsOf,
       logger,
       redact,
       now,
@@ -170,6 +173,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       slack,
       intake,
       directory: slack,
+      effectsOf,
       botUserId: identity.userId,
       teamId: identity.teamId,
       enterpriseId: identity.enterpriseId,

@@ -11,7 +11,8 @@ import {
 import { openTestStore } from '../../test/support/open-test-store.js';
 import { createTestClock } from '../../test/support/test-clock.js';
 import { AuditChainVerifier } from '../audit/verify-audit-chain.js';
-import { latestSchemaVersion } from './migrations.js';
+import { latestSchemaVersion, migrations } from './migrations.js';
+import { openDatabase } from './open-database.js';
 
 describe('openDatabase upgrades an older file in place', () => {
   // The seed posted answers itself and kept no record of it: its finished turns must not be answered again.
@@ -20,7 +21,7 @@ describe('openDatabase upgrades an older file in place', () => {
     const clock = createTestClock(t0 + 60_000);
     const { store, db } = openTestStore(file, { now: clock.now });
     expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
-    expect(floorOf(db)).toBe('6');
+    expect(floorOf(db)).toBe('8');
 
     expect(await store.turns.get('turn-1')).toMatchObject({
       status: 'awaiting_approval',
@@ -139,7 +140,25 @@ describe('openDatabase upgrades an older file in place', () => {
     expect(events[2]!.previousHash).toBe(events[1]!.hash);
   });
 
-  it('from version 3: a grant stays a whole-tool grant, a decision keeps no reason, and the floor is 6', async () => {
+  it('from version 7: every card kept, and one message may now be a card of several requests', async () => {
+    const file = olderFile(1, fillVersion1);
+    // The same file as a release of version 7 left it, then opened by this one.
+    const atVersion7 = openDatabase(file, { migrations: migrations.slice(0, 7) });
+    expect(atVersion7.pragma('user_version', { simple: true })).toBe(7);
+    atVersion7.close();
+    const { store, db } = openTestStore(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    expect((await store.approvals.get('apr_1'))?.cards).toEqual([{ channel: 'C0OPS', ts: '1700.5' }]);
+
+    db.prepare(
+      `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES ('C0OPS', '1700.5', 'apr_2', ?)`,
+    ).run(t0);
+
+    expect((await store.approvals.get('apr_1'))?.cards).toEqual([{ channel: 'C0OPS', ts: '1700.5' }]);
+    expect((await store.approvals.get('apr_2'))?.cards).toEqual([{ channel: 'C0OPS', ts: '1700.5' }]);
+  });
+
+  it('from version 3: a grant stays a whole-tool grant, a decision keeps no reason, and the floor is 8', async () => {
     const file = olderFile(3, (db) => {
       const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
       run(
@@ -156,7 +175,7 @@ describe('openDatabase upgrades an older file in place', () => {
     });
     const { store, db } = openTestStore(file);
     expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
-    expect(floorOf(db)).toBe('6');
+    expect(floorOf(db)).toBe('8');
     const grant = await store.grants.find('shell', { conversationId: c1, channelId: 'C0OPS' });
     expect(grant).toMatchObject({
       createdBy: 'UADMIN',

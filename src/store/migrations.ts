@@ -6,6 +6,7 @@ import { migration4 } from './migrations/migration-4.js';
 import { migration5 } from './migrations/migration-5.js';
 import { migration6 } from './migrations/migration-6.js';
 import { migration7 } from './migrations/migration-7.js';
+import { migration8 } from './migrations/migration-8.js';
 
 export type { Migration } from './migrations/migration.js';
 
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   migration5,
   migration6,
   migration7,
+  migration8,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tool, ToolContext, ToolPermission } from '../agent/tool.js';
+import type { CallEffects, Tool, ToolContext, ToolPermission } from '../agent/tool.js';
 
 export interface ToolDefinition<Schema extends z.ZodType> {
   readonly name: string;
@@ -16,6 +16,8 @@ export interface ToolDefinition<Schema extends z.ZodType> {
    * quorum and expiry overrides may name. Without a `permission` function it is the tool's name.
    */
   readonly permissionTypes?: readonly string[];
+  /** Where a call runs and what it may change, shown on its approval card. */
+  readonly effects?: (args: z.output<Schema>) => CallEffects;
   readonly execute: (args: z.output<Schema>, ctx: ToolContext) => Promise<string> | string;
 }
 
@@ -55,6 +57,14 @@ export function defineTool<Schema extends z.ZodType>(
       return { success: false, error: z.prettifyError(result.error) };
     },
     permission,
+    ...(definition.effects
+      ? {
+          effects(input: unknown) {
+            const parsed = definition.parameters.safeParse(input);
+            return parsed.success ? definition.effects?.(parsed.data) : undefined;
+          },
+        }
+      : {}),
     async execute(args, ctx) {
       return definition.execute(args, ctx);
     },

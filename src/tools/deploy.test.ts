@@ -97,3 +97,28 @@ describe('deploy', () => {
     expect(ran()).toBeUndefined();
   });
 });
+
+describe('deploy effects, for the approval card', () => {
+  it('names the service, the ref, the configured command, where it runs and the host', () => {
+    const tool = createDeployTool({
+      services: { api: { command: './deploy.sh api', cwd: 'release' } },
+      workdir: '/srv/ops',
+      env,
+      host: 'ops-1',
+    });
+
+    expect(tool.effects?.({ service: 'api', ref: 'v1.2.3' })).toEqual({
+      deploy: { service: 'api', ref: 'v1.2.3' },
+      command: './deploy.sh api',
+      workdir: '/srv/ops/release',
+      host: 'ops-1',
+      changes: 'the running api service: whatever its deploy command does',
+    });
+  });
+
+  it('says nothing about arguments the tool would refuse', () => {
+    const { tool } = deployTool();
+
+    expect(tool.effects?.({ service: 'nope' })).toBeUndefined();
+  });
+});

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolRefusedError } from '../agent/tool-refused-error.js';
@@ -22,6 +23,8 @@ export interface DeployOptions {
   readonly passEnv?: readonly string[];
   /** Where the commands' process groups are kept, so holdfast ends them before it exits. */
   readonly groups?: ProcessGroups;
+  /** The machine's name as approvers know it; the OS host name unless given. */
+  readonly host?: string;
 }
 
 /**
@@ -41,6 +44,9 @@ export function createDeployTool(options: DeployOptions) {
       );
     }
   }
+  const host = options.host ?? hostname();
+  const cwdOf = (service: DeployService) =>
+    service.cwd ? path.resolve(options.workdir, service.cwd) : options.workdir;
   return defineTool({
     name: 'deploy',
     description: `Deploy a service. Services: ${names.join(', ')}. Always needs approval.`,
@@ -62,6 +68,16 @@ export function createDeployTool(options: DeployOptions) {
       permissionType: 'deploy',
       summary: `deploy ${args.service}${args.ref ? ` at ${args.ref}` : ''}`,
     }),
+    // The card shows the configured command, since the model only picks the service and the ref.
+    effects: (args) => {
+      const service = options.services[args.service];
+      return {
+        deploy: { service: args.service, ref: args.ref },
+        ...(service ? { command: service.command, workdir: cwdOf(service) } : {}),
+        host,
+        changes: `the running ${args.service} service: whatever its deploy command does`,
+      };
+    },
     async execute(args, ctx) {
       // parse already refused these; a direct caller must not get around it.
       const problem = args.ref === undefined ? undefined : deployRefProblem(args.ref);
@@ -72,7 +88,7 @@ export function createDeployTool(options: DeployOptions) {
       const timeoutMs = service.timeoutMs ?? 15 * 60_000;
       const outcome = await runProcess({
         command: service.command,
-        cwd: service.cwd ? path.resolve(options.workdir, service.cwd) : options.workdir,
+        cwd: cwdOf(service),
         env: toolEnvironment(
           options.env,
           {

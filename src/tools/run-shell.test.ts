@@ -185,3 +185,17 @@ describe('deploy', () => {
     expect(tool.parse({ service: 'api', ref: 'main; rm -rf /' }).success).toBe(false);
   });
 });
+
+describe('run_shell effects, for the approval card', () => {
+  it('names the directory and host the command runs on and what it may change', () => {
+    const tool = createRunShellTool({ workdir: '/srv/ops', env, timeoutMs: 1_000, host: 'ops-1' });
+
+    expect(tool.effects?.({ command: 'df -h', cwd: 'logs' })).toEqual({
+      workdir: '/srv/ops/logs',
+      host: 'ops-1',
+      changes:
+        'anything holdfast’s user may change on this host: files, processes, and what the network reaches',
+    });
+    expect(tool.effects?.({ command: 'df -h' })?.workdir).toBe('/srv/ops');
+  });
+});

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import type { ProcessGroups } from './process-groups.js';
@@ -14,9 +16,12 @@ export interface RunShellOptions {
   readonly outputLimit?: number;
   /** Where the commands' process groups are kept, so holdfast ends them before it exits. */
   readonly groups?: ProcessGroups;
+  /** The machine's name as approvers know it; the OS host name unless given. */
+  readonly host?: string;
 }
 
 export function createRunShellTool(options: RunShellOptions) {
+  const host = options.host ?? hostname();
   return defineTool({
     name: 'run_shell',
     description:
@@ -30,6 +35,13 @@ export function createRunShellTool(options: RunShellOptions) {
       type: 'ask',
       permissionType: 'shell',
       summary: `run \`${args.command}\``,
+    }),
+    // Where the card says it runs: the directory as asked (execute refuses one that leaves the workdir).
+    effects: (args) => ({
+      workdir: args.cwd ? path.resolve(options.workdir, args.cwd) : options.workdir,
+      host,
+      changes:
+        'anything holdfast’s user may change on this host: files, processes, and what the network reaches',
     }),
     async execute(args, ctx) {
       const cwd = args.cwd ? await resolveInWorkdir(options.workdir, args.cwd) : options.workdir;

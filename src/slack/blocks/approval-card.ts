@@ -1,7 +1,6 @@
 import type { KnownBlock, SectionBlock } from '@slack/types';
 import { mentionUser } from '../text/escape-mrkdwn.js';
 import { truncateText } from '../text/truncate-text.js';
-import { buildApprovalActions } from './approval-actions.js';
 import {
   argumentsSection,
   type CardOptions,
@@ -13,6 +12,7 @@ import {
   requestContext,
   summarySection,
 } from './approval-card-parts.js';
+import { decisionContext, viewerActions } from './approval-context.js';
 import type { ApprovalOutcome, ApprovalView } from './approval-view.js';
 import { BLOCK_KIT_LIMITS } from './block-kit-limits.js';
 import { describeOutcome } from './describe-outcome.js';
@@ -21,6 +21,10 @@ import type { SlackMessage } from './slack-message.js';
 export type { CardOptions } from './approval-card-parts.js';
 
 const FALLBACK_MENTIONS_MAX = 1000;
+
+function optional<Block>(block: Block | undefined): Block[] {
+  return block === undefined ? [] : [block];
+}
 
 /**
  * The approval card posted in the thread: what will run, who asked and why, when it expires, who may
@@ -35,10 +39,11 @@ export function buildApprovalCard(view: ApprovalView, options: CardOptions = {})
   const blocks: KnownBlock[] = [
     header('Approval needed'),
     summarySection(view, pending),
+    ...optional(decisionContext(view)),
     args.block,
     ...(edited ? [edited] : []),
     requestContext(view, pending),
-    buildApprovalActions(view, args.whole ? 'decide' : 'view-first'),
+    viewerActions(view, args.whole ? 'decide' : 'view-first'),
   ];
   const approvers = mentionList(view, FALLBACK_MENTIONS_MAX);
   const text = `Approval needed: ${fallbackSubject(view)} requested by ${mentionUser(view.requestedBy)}${
@@ -63,6 +68,7 @@ export function buildDecidedCard(
   const blocks: KnownBlock[] = [
     header(words.title),
     summarySection(view, decided),
+    ...optional(decisionContext(view)),
     argumentsSection(view).block,
     ...(edited ? [edited] : []),
     requestContext(view, decided),

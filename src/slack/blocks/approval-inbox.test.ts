@@ -24,6 +24,7 @@ function view(i: number, overrides: Partial<ApprovalView> = {}): ApprovalView {
 
 const fingerprint = '0123456789abcdef0123456789abcdef';
 const expires = '<!date^1714575600^{date_short_pretty} at {time}|2024-05-01T15:00:00Z>';
+const asked = '<!date^1714572000^{ago}|2024-05-01T14:00:00Z>';
 
 describe('buildApprovalInbox', () => {
   it('says nothing is waiting in this channel', () => {
@@ -53,7 +54,8 @@ describe('buildApprovalInbox', () => {
     expect((inbox.blocks[1] as SectionBlock).text?.text).toBe(
       `*<https://acme.slack.com/archives/C1/p1714571?thread_ts=1.2&amp;cid=C1|deploy build 1 to staging>*\n` +
         '```\n{"env":"staging"}\n```\n' +
-        `\`deploy\` · deploy · requested by <@U123> · expires ${expires}`,
+        `<#C1> · requested by <@U123> · asked ${asked} · expires ${expires}\n` +
+        '`deploy` · deploy',
     );
     const actions = inbox.blocks[2] as ActionsBlock;
     expect(actions.block_id).toBe(`holdfast.approval:apr_1:${fingerprint}`);
@@ -61,6 +63,58 @@ describe('buildApprovalInbox', () => {
       ['holdfast.approval.allow', 'apr_1'],
       ['holdfast.approval.deny', 'apr_1'],
       ['holdfast.approval.always', 'apr_1'],
+    ]);
+  });
+
+  it('puts a divider between requests and what waits on the viewer first, saying so', () => {
+    const inbox = buildApprovalInbox(
+      [view(1, { viewerMay: 'watch' }), view(2, { viewerMay: 'decide' }), view(3, { viewerMay: 'withdraw' })],
+      { scope: 'channel', viewer: 'U1' },
+    );
+
+    expect(inbox.blocks.map((block) => block.type)).toEqual([
+      'section',
+      'section',
+      'actions',
+      'divider',
+      'section',
+      'context',
+      'divider',
+      'section',
+      'actions',
+    ]);
+    const texts = inbox.blocks
+      .filter((block): block is SectionBlock => block.type === 'section')
+      .map((block) => block.text?.text ?? '');
+    expect(texts[1]).toContain('deploy build 2');
+    expect(texts[1]).toContain('\n*Waiting on you* · <#C1>');
+    expect(texts[2]).toContain('deploy build 1');
+    expect(texts[2]).not.toContain('Waiting on you');
+    expect(texts[3]).toContain('deploy build 3');
+    expect((inbox.blocks[8] as ActionsBlock).elements.map((button) => (button as Button).action_id)).toEqual([
+      'holdfast.approval.deny',
+    ]);
+  });
+
+  it('tells identical requests apart by a short ref, and leaves it off a request that is the only one', () => {
+    const same = { summary: 'restart web', argumentsJson: '{"command":"systemctl restart web"}' };
+    const inbox = buildApprovalInbox(
+      [
+        view(1, { ...same, requestId: 'apr_Xa1b2c3' }),
+        view(2, { ...same, requestId: 'apr_Yd4e5f6' }),
+        view(3, { requestId: 'apr_Zq9q9q9' }),
+      ],
+      { scope: 'channel', viewer: 'U1' },
+    );
+
+    const metas = inbox.blocks
+      .filter((block): block is SectionBlock => block.type === 'section')
+      .slice(1)
+      .map((block) => block.text?.text.split('\n').at(-1));
+    expect(metas).toEqual([
+      '`deploy` · deploy · ref `1b2c3`',
+      '`deploy` · deploy · ref `4e5f6`',
+      '`deploy` · deploy',
     ]);
   });
 

@@ -1,3 +1,6 @@
+import type { CallEffects } from '../../agent/tool.js';
+import type { AskedBecause } from '../../approvals/asked-because.js';
+
 /** What an approval card shows: built from the pending approval row by the caller, never read here. */
 export interface ApprovalView {
   /** Opaque; the only thing put in button values. */
@@ -27,6 +30,16 @@ export interface ApprovalView {
   editable?: boolean;
   /** Set once an approver edited the arguments: who, and the proposal (redacted JSON) they replaced. */
   edited?: { by: string; proposedJson: string };
+  /** Why a person must decide: the policy rule that asked, or the tool's default. */
+  askedBecause?: AskedBecause;
+  /** Where the call runs and what it may change, as its tool describes it. */
+  effects?: CallEffects;
+  /**
+   * In a view made for one person (an inbox, App Home, a DM copy): what that person may do. `decide`:
+   * every button; `withdraw`: Deny only (their own request); `watch`: no buttons, the state only.
+   * Undefined on a card many people see, where a click is checked instead.
+   */
+  viewerMay?: ViewerMay;
   /** Permalink to the thread (for inbox entries). */
   threadLink?: string;
   channelId: string;
@@ -36,3 +49,5 @@ export type ApprovalOutcome =
   | { type: 'allowed'; by: string; at: number; always: boolean }
   | { type: 'denied'; by: string; at: number; reason?: string }
   | { type: 'expired'; at: number };
+
+export type ViewerMay = 'decide' | 'withdraw' | 'watch';

@@ -3,7 +3,6 @@ import type { ApproverCopyOccasion } from '../../outbox/outbox-message.js';
 import { mentionUser, slackUrl } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { truncateText } from '../text/truncate-text.js';
-import { buildApprovalActions } from './approval-actions.js';
 import {
   argumentsSection,
   type CardOptions,
@@ -14,6 +13,7 @@ import {
   requestContext,
   summarySection,
 } from './approval-card-parts.js';
+import { decisionContext, viewerActions } from './approval-context.js';
 import type { ApprovalView } from './approval-view.js';
 import { BLOCK_KIT_LIMITS } from './block-kit-limits.js';
 import type { SlackMessage } from './slack-message.js';
@@ -37,14 +37,16 @@ export function buildApproverCopy(
 ): SlackMessage {
   const pending = { ...options, pending: true };
   const args = argumentsSection(view);
+  const context = decisionContext(view);
   const expires = formatSlackDate(view.expiresAt, { timeZone: options.timeZone });
   const blocks: KnownBlock[] = [
     header(headings[occasion]),
     whereAsked(view, occasion, expires),
     summarySection(view, pending),
+    ...(context ? [context] : []),
     args.block,
     requestContext(view, pending),
-    buildApprovalActions(view, args.whole ? 'decide' : 'view-first'),
+    viewerActions(view, args.whole ? 'decide' : 'view-first'),
   ];
   const text = `${headings[occasion]}: ${fallbackSubject(view)} requested by ${mentionUser(view.requestedBy)} in <#${view.channelId}>`;
   return { text: truncateText(text, BLOCK_KIT_LIMITS.messageText), blocks };

@@ -28,18 +28,39 @@ export function describeGrantCover(covers: GrantUsedNotice['covers']): string {
 }
 
 /**
- * "🔓 `kubectl get pods` ran under @bob's grant `kubectl get *` (this thread), expires 14:00": a call that
- * needed no card still shows in the thread, with whose say-so and until when.
+ * The grant's scope in words: which calls and where. "every `run_shell` call in this thread", "`run_shell`
+ * calls whose command matches `kubectl get *` in this channel", "this exact `run_shell` call in this thread".
+ */
+export function describeGrantScope(notice: Pick<GrantUsedNotice, 'tool' | 'covers' | 'scope'>): string {
+  const where = notice.scope === 'channel' ? 'anywhere in this channel' : 'in this thread';
+  const tool = toolCode(notice.tool);
+  switch (notice.covers.type) {
+    case 'exact':
+      return `this exact ${tool} call ${where}`;
+    case 'tool':
+      return `every ${tool} call ${where}`;
+    case 'pattern': {
+      const matches = Object.entries(notice.covers.patterns)
+        .map(([name, pattern]) => `${escapeAndTruncate(oneLine(name), 60)} matches ${code(pattern, 200)}`)
+        .join(' and ');
+      return `${tool} calls whose ${matches} ${where}`;
+    }
+  }
+}
+
+/**
+ * "🔓 `run_shell` `kubectl get pods` ran without asking, under @bob's grant for `run_shell` calls whose
+ * command matches `kubectl get *` in this thread, until 14:00": a call that needed no card still shows in
+ * the thread, with whose say-so, what the grant covers, where, and until when.
  */
 export function buildGrantNotice(notice: GrantUsedNotice, options: { timeZone?: string } = {}): SlackMessage {
-  const where = notice.scope === 'channel' ? 'this channel' : 'this thread';
   const until =
-    notice.expiresAt === null ? 'until revoked' : `expires ${formatSlackDate(notice.expiresAt, options)}`;
+    notice.expiresAt === null ? 'until revoked' : `until ${formatSlackDate(notice.expiresAt, options)}`;
   const uses =
     notice.usesLeft === null ? '' : ` · ${notice.usesLeft} use${notice.usesLeft === 1 ? '' : 's'} left`;
   const text = truncateText(
-    `🔓 ${toolCode(notice.tool)} ${code(notice.call, 300)} ran under ${mentionUser(notice.grantedBy)}'s grant ` +
-      `${describeGrantCover(notice.covers)} (${where}), ${until}${uses}. Revoke it with \`/approvals grants\`.`,
+    `🔓 ${toolCode(notice.tool)} ${code(notice.call, 300)} ran without asking, under ${mentionUser(notice.grantedBy)}'s grant ` +
+      `for ${describeGrantScope(notice)}, ${until}${uses}. Revoke it with \`/approvals grants\`.`,
     BLOCK_KIT_LIMITS.sectionText,
   );
   return { text, blocks: [{ type: 'context', elements: [mrkdwn(text)] }] };

@@ -11,7 +11,8 @@ export {
 } from './approval-actions.js';
 export { buildApprovalCard, buildDecidedCard, type CardOptions } from './approval-card.js';
 export { buildApprovalInbox, type InboxOptions } from './approval-inbox.js';
-export type { ApprovalOutcome, ApprovalView } from './approval-view.js';
+export type { ApprovalOutcome, ApprovalView, ViewerMay } from './approval-view.js';
+export { buildApprovalsHelp } from './approvals-help.js';
 export { buildApproverCopy } from './approver-copy.js';
 export {
   ARGUMENTS_MODAL_CALLBACK_ID,
@@ -49,7 +50,19 @@ export {
   type GrantScopeChoice,
   grantDurations,
 } from './grant-modal.js';
-export { buildGrantNotice, describeGrantCover, type GrantUsedNotice } from './grant-notice.js';
+export {
+  buildGrantNotice,
+  describeGrantCover,
+  describeGrantScope,
+  type GrantUsedNotice,
+} from './grant-notice.js';
+export {
+  buildPlanCard,
+  PLAN_ALLOW_ALL_ACTION_ID,
+  type PlanItem,
+  parseAllowAllValue,
+  taskName,
+} from './plan-card.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildStoppableList, type StoppableEntry } from './stoppable-list.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

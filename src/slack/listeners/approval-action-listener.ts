@@ -2,10 +2,11 @@ import type { App, RespondFn } from '@slack/bolt';
 import type { ApproverDirectory } from '../../approvals/decide-approval.js';
 import type { Redact } from '../../secrets/index.js';
 import { askDecisionForm } from '../ask-decision-form.js';
-import { APPROVAL_ACTION_IDS } from '../blocks/index.js';
+import { APPROVAL_ACTION_IDS, PLAN_ALLOW_ALL_ACTION_ID, parseAllowAllValue } from '../blocks/index.js';
+import { allowAll } from '../handle-allow-all.js';
 import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { blockActionsSchema } from '../payloads.js';
-import { type ApprovalButtonClick, readApprovalClick } from '../read-approval-click.js';
+import { type ApprovalButtonClick, readApprovalClick, readClickSite } from '../read-approval-click.js';
 import { showFullArguments } from '../show-full-arguments.js';
 
 const decisionAction = /^holdfast\.approval\.(allow|deny|always|edit)$/;
@@ -27,7 +28,7 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
     }
     return readApprovalClick(parsed.data);
   };
-  const privately = (click: ApprovalButtonClick, respond: RespondFn) =>
+  const privately = (click: Pick<ApprovalButtonClick, 'hasResponseUrl'>, respond: RespondFn) =>
     click.hasResponseUrl
       ? async (text: string) => {
           await respond({ response_type: 'ephemeral', replace_original: false, text: deps.redact(text) });
@@ -52,6 +53,19 @@ export function registerApprovalActionListener(app: App, deps: ApprovalActionDep
         deps.logger.warn({ err: error }, 'could not refresh App Home after a click');
       });
     }
+  });
+
+  app.action({ action_id: PLAN_ALLOW_ALL_ACTION_ID }, async ({ ack, body, respond }) => {
+    await ack();
+    const parsed = blockActionsSchema.safeParse(body);
+    const site = parsed.success ? readClickSite(parsed.data) : undefined;
+    const action = parsed.data?.actions.find((candidate) => candidate.action_id === PLAN_ALLOW_ALL_ACTION_ID);
+    const calls = parseAllowAllValue(action?.value ?? '');
+    if (!site || calls.length === 0) {
+      deps.logger.warn('ignoring a malformed Allow all click');
+      return;
+    }
+    await allowAll({ ...deps, respond: privately(site, respond) }, site, calls);
   });
 
   app.action({ action_id: APPROVAL_ACTION_IDS.view }, async ({ ack, body, respond }) => {

@@ -2,14 +2,19 @@ import type { App } from '@slack/bolt';
 import { type Redact, redactStrings } from '../../secrets/index.js';
 import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
 import { BLOCK_KIT_LIMITS } from '../blocks/block-kit-limits.js';
-import { buildApprovalInbox, buildGrantList, buildStoppableList } from '../blocks/index.js';
+import {
+  buildApprovalInbox,
+  buildApprovalsHelp,
+  buildGrantList,
+  buildStoppableList,
+} from '../blocks/index.js';
 import { grantsInChannel } from '../manage-grants.js';
 import { slashCommandSchema } from '../payloads.js';
 import { stoppableForViewer } from '../stoppable-turns.js';
 
 /**
- * `/approvals` (this channel), `/approvals all` (everything you may decide) and `/approvals grants` (the
- * standing grants of this channel and its threads, with Revoke), as an ephemeral reply. Under the
+ * `/approvals` (this channel), `/approvals all` (everything you may decide), `/approvals grants` (the
+ * standing grants of this channel and its threads, with Revoke) and `/approvals help`, as an ephemeral reply. Under the
  * requests, the ones the viewer may stop (running or waiting, theirs or as an approver), with Stop.
  */
 export function registerApprovalsCommand(
@@ -24,6 +29,10 @@ export function registerApprovalsCommand(
       return;
     }
     const asked = parsed.data.text.trim().toLowerCase();
+    if (asked === 'help') {
+      await respond({ response_type: 'ephemeral', ...buildApprovalsHelp() });
+      return;
+    }
     if (asked === 'grants') {
       const list = buildGrantList(await grantsInChannel(deps, parsed.data.channel_id));
       await respond(

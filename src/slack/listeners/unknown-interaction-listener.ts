@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { APPROVAL_ACTION_IDS } from '../blocks/approval-actions.js';
 import { GRANT_REVOKE_ACTION_ID } from '../blocks/grant-list.js';
+import { PLAN_ALLOW_ALL_ACTION_ID } from '../blocks/plan-card.js';
 import { STOP_TURN_ACTION_ID } from '../blocks/stop-button.js';
 import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
 
@@ -9,7 +10,12 @@ import { escapeMrkdwn, inlineCodeSafe } from '../text/escape-mrkdwn.js';
  * Every action id a listener of its own answers. Built from the ids themselves, so a button added there
  * is never also answered here (two acknowledgements: Bolt logs `ReceiverMultipleAckError`).
  */
-const handledActionIds = [...Object.values(APPROVAL_ACTION_IDS), STOP_TURN_ACTION_ID, GRANT_REVOKE_ACTION_ID];
+const handledActionIds = [
+  ...Object.values(APPROVAL_ACTION_IDS),
+  PLAN_ALLOW_ALL_ACTION_ID,
+  STOP_TURN_ACTION_ID,
+  GRANT_REVOKE_ACTION_ID,
+];
 /** Every block action id other than the handled ones. */
 const unhandledAction = new RegExp(
   `^(?!(?:${handledActionIds.map((id) => id.replaceAll('.', '\\.')).join('|')})$)`,

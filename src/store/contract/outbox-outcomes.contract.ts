@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../outbox/outbox-message.js';
 import type { ClaimToken, Lease, Store } from '../store.js';
-import { awaitingTurn, completeOne, leaseA, leaseB, noticeEntry } from './contract-fixtures.js';
+import {
+  awaitingTurn,
+  completeOne,
+  createApproval,
+  leaseA,
+  leaseB,
+  noticeEntry,
+  startTurn,
+} from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 const conversation = 'T0HOLDFAST:C0OPS:1700.1';
@@ -98,6 +106,31 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
       );
       await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: [part('1700.5')] });
       expect((await store.approvals.get(approval.requestId))?.cards).toEqual([part('1700.5')]);
+    });
+
+    it('makes the message of a delivered plan a card of every request it lists', async () => {
+      const { store, clock } = await open();
+      const started = await startTurn(store);
+      const first = await createApproval(store, started, 'call_1', { createdAt: clock.now() });
+      const second = await createApproval(store, started, 'call_2', { createdAt: clock.now() });
+      await store.turns.suspend(started.fence, { values: {}, children: {} });
+      const requestIds = [first.requestId, second.requestId];
+      const [row] = await store.outbox.enqueue(
+        [
+          {
+            key: `plan:${first.requestId}`,
+            conversationId: started.conversationId,
+            turnId: started.turn.turnId,
+            requestId: first.requestId,
+            message: { type: 'approval-plan', requestIds },
+          },
+        ],
+        leaseA,
+      );
+      await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: [part('1700.5')] });
+      for (const requestId of requestIds) {
+        expect((await store.approvals.get(requestId))?.cards).toEqual([part('1700.5')]);
+      }
     });
 
     it("makes every copy in approvers' direct messages a card of its request too", async () => {

@@ -106,7 +106,7 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
           {
             text: `INSERT INTO approval_cards (channel, ts, request_id, posted_at)
                    SELECT $1, $2, $3, ${tx.nowSql} WHERE EXISTS (SELECT 1 FROM approvals WHERE request_id = $3)
-                   ON CONFLICT (channel, ts) DO NOTHING`,
+                   ON CONFLICT (channel, ts, request_id) DO NOTHING`,
             values: [options.card.channel, options.card.ts, input.requestId],
           },
         ]

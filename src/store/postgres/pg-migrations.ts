@@ -250,4 +250,13 @@ export const postgresMigrations: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    description: 'one message may be a card of several requests (a plan of calls that wait together)',
+    // An older release names the old key (channel, ts) in ON CONFLICT (see the SQLite migration 8).
+    compatibleFrom: 8,
+    sql: `
+      ALTER TABLE approval_cards DROP CONSTRAINT approval_cards_pkey, ADD PRIMARY KEY (channel, ts, request_id);
+    `,
+  },
 ];

@@ -24,10 +24,17 @@ function completeStatement(now: string, delivery: CompletedDelivery) {
              RETURNING message_json),
            cards AS (
              INSERT INTO approval_cards (channel, ts, request_id, posted_at)
-             SELECT part.channel, part.ts, done.message_json::json ->> 'requestId', ${now}
-             FROM done, json_to_recordset($5::json) AS part(channel text, ts text)
-             WHERE done.message_json::json ->> 'type' IN ('approval-card', 'approver-copy')
-             ON CONFLICT (channel, ts) DO NOTHING)
+             SELECT part.channel, part.ts, ids.request_id, ${now}
+             FROM done, json_to_recordset($5::json) AS part(channel text, ts text),
+               LATERAL (
+                 SELECT done.message_json::json ->> 'requestId' AS request_id
+                 WHERE done.message_json::json ->> 'type' IN ('approval-card', 'approver-copy')
+                 UNION ALL
+                 -- A plan's card is a card of every request it lists.
+                 SELECT plan.value FROM json_array_elements_text(done.message_json::json -> 'requestIds') AS plan(value)
+                 WHERE done.message_json::json ->> 'type' = 'approval-plan'
+               ) AS ids
+             ON CONFLICT (channel, ts, request_id) DO NOTHING)
            SELECT count(*)::int AS done FROM done`,
     values: [
       delivery.id,

@@ -23,7 +23,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
   const { byId, votesFor, toApproval } = prepareApprovalRows(context);
   const insertCard = db.prepare(
     `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
-     ON CONFLICT (channel, ts) DO NOTHING`,
+     ON CONFLICT (channel, ts, request_id) DO NOTHING`,
   );
   const audit = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)

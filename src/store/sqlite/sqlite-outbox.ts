@@ -1,4 +1,4 @@
-import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-message.js';
+import { type DeliveryProgress, type NewOutboxEntry, planRequestIds } from '../../outbox/outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { deferredWritesOf } from './deferred-writes.js';
@@ -85,12 +85,13 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   // says whether the row was a card without reading and parsing the whole row back.
   const delivered = db.prepare<
     { id: number; progress: string; owner: string; token: number; now: number },
-    { type: string | null; requestId: string | null }
+    { type: string | null; requestId: string | null; requestIds: string | null }
   >(
     `UPDATE outbox SET status = 'sent', progress_json = @progress, claim_owner = NULL, claim_expires_at = NULL,
        in_doubt = 0, last_error = NULL, finished_at = @now
      WHERE id = @id AND status = 'pending' AND claim_owner = @owner AND claim_token = @token
-     RETURNING json_extract(message_json, '$.type') AS type, json_extract(message_json, '$.requestId') AS requestId`,
+     RETURNING json_extract(message_json, '$.type') AS type, json_extract(message_json, '$.requestId') AS requestId,
+       json_extract(message_json, '$.requestIds') AS requestIds`,
   );
   const retry = db.prepare(
     `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = @inDoubt, next_attempt_at = @next,
@@ -99,7 +100,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   );
   const insertCard = db.prepare(
     `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
-     ON CONFLICT (channel, ts) DO NOTHING`,
+     ON CONFLICT (channel, ts, request_id) DO NOTHING`,
   );
   const audit = db.prepare(
     `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
@@ -138,6 +139,12 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     // commit on: clicks on it decide the request, and every rewrite reaches it.
     if ((row.type === 'approval-card' || row.type === 'approver-copy') && row.requestId) {
       for (const part of sent.sent) insertCard.run({ ...part, requestId: row.requestId, now: at });
+    }
+    // A plan's card is a card of every request it lists.
+    if (row.type === 'approval-plan' && row.requestIds) {
+      for (const requestId of planRequestIds.parse(JSON.parse(row.requestIds))) {
+        for (const part of sent.sent) insertCard.run({ ...part, requestId, now: at });
+      }
     }
     return true;
   };

@@ -31,10 +31,10 @@ async function inboxReply(slack: SlackHarness, text: string, user: string, chann
 }
 
 describe('the approvals inbox', () => {
-  it('/approvals lists what waits in this channel, privately, with the card buttons', async () => {
+  it('/approvals lists what waits in this channel, privately, with the card buttons for an approver', async () => {
     const { slack, card } = await pendingRestart();
 
-    const body = await inboxReply(slack, '', people.mallory);
+    const body = await inboxReply(slack, '', people.bob);
 
     expect(body.response_type).toBe('ephemeral');
     expect(body.text).toBe('1 approval waiting in this channel.');
@@ -46,6 +46,80 @@ describe('the approvals inbox', () => {
       'holdfast.approval.always',
     ]);
     expect(buttons.every((button) => button.value === card.requestId)).toBe(true);
+  });
+
+  it('/approvals shows someone who may not decide the request and its state, with no buttons', async () => {
+    const { slack } = await pendingRestart();
+
+    const body = await inboxReply(slack, '', people.mallory);
+
+    expect(body.text).toBe('1 approval waiting in this channel.');
+    expect(approvalButtons(body.blocks)).toEqual([]);
+    expect(JSON.stringify(body.blocks)).toContain('You cannot decide this request.');
+  });
+
+  it('/approvals offers the requester only Deny, to withdraw their own request', async () => {
+    const { slack, card } = await pendingRestart();
+
+    const body = await inboxReply(slack, '', people.alice);
+
+    const buttons = approvalButtons(body.blocks);
+    expect(buttons.map((button) => button.action_id)).toEqual(['holdfast.approval.deny']);
+    expect(buttons[0]?.value).toBe(card.requestId);
+  });
+
+  it('/approvals shows one entry per request, scannable, what waits on you first, identical ones apart', async () => {
+    const { tool } = countingShellTool();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_bobs']),
+      reply.toolCalls(['ops_shell', { command: 'systemctl restart web' }, 'call_alices']),
+    ]);
+    const slack = await startSlackHarness({ model, tools: [tool] });
+    const bobsThread = await slack.mention('restart web', { user: people.bob });
+    const bobsCard = await waitForCard(slack.api, bobsThread);
+    const alicesThread = await slack.mention('restart web please');
+    const alicesCard = await waitForCard(slack.api, alicesThread);
+    await slack.settle();
+
+    const body = await inboxReply(slack, '', people.bob);
+
+    const blocks = body.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks.slice(0, 6).map((block) => block.type)).toEqual([
+      'section',
+      'section',
+      'actions',
+      'divider',
+      'section',
+      'actions',
+    ]);
+    const [alices, bobs] = [blocks[1]?.text?.text ?? '', blocks[4]?.text?.text ?? ''];
+    // Alice's request waits on bob, so it comes first although bob's own is older.
+    expect(alices).toMatch(
+      /\n\*Waiting on you\* · <#C0OPS> · requested by <@U0ALICE> · asked <!date\^\d+\^\{ago\}\|[^>]+> · expires <!date\^/,
+    );
+    expect(bobs).toMatch(/\n<#C0OPS> · requested by <@U0BOB> \(you\) · asked <!date/);
+    const refs = [alices, bobs].map((text) => /ref `([A-Za-z0-9]+)`/.exec(text)?.[1]);
+    expect(refs[0]).toBeDefined();
+    expect(refs[0]).not.toBe(refs[1]);
+    const buttons = approvalButtons(body.blocks);
+    expect(buttons.filter((button) => button.value === alicesCard.requestId)).toHaveLength(4);
+    // Bob may only withdraw his own request.
+    expect(
+      buttons.filter((button) => button.value === bobsCard.requestId).map((button) => button.action_id),
+    ).toEqual(['holdfast.approval.deny']);
+  });
+
+  it('/approvals help says what each form of the command shows', async () => {
+    const { slack } = await pendingRestart();
+
+    const body = await inboxReply(slack, 'help', people.mallory);
+
+    expect(body.response_type).toBe('ephemeral');
+    const text = JSON.stringify(body.blocks);
+    for (const form of ['`/approvals`', '`/approvals all`', '`/approvals grants`', '`/approvals help`']) {
+      expect(text).toContain(`*${form}*`);
+    }
+    expect(approvalButtons(body.blocks)).toEqual([]);
   });
 
   it('/approvals in another channel has nothing to show', async () => {
@@ -94,6 +168,20 @@ describe('the approvals inbox', () => {
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(approvalButtons(view.blocks).map((button) => button.value)).toContain(card.requestId);
     expect(publish.response.ok).toBe(true);
+  });
+
+  it('publishes an App Home with no buttons for someone who may not decide', async () => {
+    const { slack } = await pendingRestart();
+
+    await slack.sendEvent({ type: 'app_home_opened', user: people.mallory, channel: 'D0MAL', tab: 'home' });
+
+    const publish = await slack.api.waitFor(
+      'views.publish',
+      (call) => call.params.user_id === people.mallory,
+    );
+    const view = publish.params.view as { blocks: unknown[] };
+    expect(approvalButtons(view.blocks)).toEqual([]);
+    expect(JSON.stringify(view.blocks)).toContain('Nothing is waiting for approval that you can decide.');
   });
 
   it('decides from the App Home and shows the new state there', async () => {

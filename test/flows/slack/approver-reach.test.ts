@@ -20,30 +20,39 @@ interface Copy {
   readonly channel: string;
   readonly ts: string;
   readonly text: string;
-  readonly requestId: string;
-  readonly blockId: string;
+  /** Undefined on a copy with no buttons: its reader may not decide the request. */
+  readonly requestId: string | undefined;
+  readonly blockId: string | undefined;
+  readonly blocks: unknown;
 }
+
+/** A copy's buttons as a click names them; only a copy with buttons can be clicked. */
+function clickable(copy: Copy | undefined) {
+  if (!copy?.requestId) throw new Error('this copy has no buttons');
+  return { ...copy, requestId: copy.requestId, threadTs: undefined };
+}
+
+const copyHeadings = /^(Approval needed|Reminder: approval still needed|Escalated: nobody has decided)/;
 
 /** Every card holdfast posted in someone's DM so far, oldest first. */
 function copies(slack: SlackHarness): Copy[] {
   return slack.api
     .succeeded('chat.postMessage')
     .filter((call) => String(call.response.channel).startsWith('D'))
-    .flatMap((call) => {
+    .filter((call) => copyHeadings.test(String(call.params.text)))
+    .map((call) => {
       const actions = approvalActionBlocks(call.params.blocks)[0];
       const requestId = actions?.elements[0]?.value;
-      if (!actions || typeof requestId !== 'string') return [];
       const dm = String(call.response.channel);
-      return [
-        {
-          user: `U${dm.slice(1)}`,
-          channel: dm,
-          ts: String(call.response.ts),
-          text: String(call.params.text),
-          requestId,
-          blockId: actions.block_id,
-        },
-      ];
+      return {
+        user: `U${dm.slice(1)}`,
+        channel: dm,
+        ts: String(call.response.ts),
+        text: String(call.params.text),
+        requestId: typeof requestId === 'string' ? requestId : undefined,
+        blockId: actions?.block_id,
+        blocks: call.params.blocks,
+      };
     });
 }
 
@@ -190,7 +199,7 @@ describe('reaching approvers where they are', () => {
     if (!bobs || !carols) throw new Error('both approvers should have a copy');
 
     // bob decides from his phone, in his DM.
-    await slack.click('allow', { ...bobs, threadTs: undefined });
+    await slack.click('allow', clickable(bobs));
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();
 
@@ -204,7 +213,7 @@ describe('reaching approvers where they are', () => {
     // Every copy links the same thread, and a message's link never changes: Slack is asked once.
     expect(slack.api.callsTo('chat.getPermalink')).toHaveLength(1);
 
-    await slack.click('allow', { ...carols, threadTs: undefined }, { user: people.carol });
+    await slack.click('allow', clickable(carols), { user: people.carol });
     const told = await slack.api.waitFor(
       'chat.postEphemeral',
       (call) => call.params.user === people.carol && call.params.channel === carols.channel,
@@ -245,9 +254,14 @@ describe('reaching approvers where they are', () => {
     await sweep(slack);
     await slack.restart({ model, tools: [tool] });
     await sweep(slack);
-    expect(occasion('Escalated: nobody has decided').map((copy) => copy.user)).toEqual(['U0DAN']);
+    const escalated = occasion('Escalated: nobody has decided');
+    expect(escalated.map((copy) => copy.user)).toEqual(['U0DAN']);
+    // Dan leads the team but is no approver: his copy shows the request and who decides, not buttons.
+    expect(escalated[0]?.requestId).toBeUndefined();
+    expect(JSON.stringify(escalated[0]?.blocks)).toContain('You cannot decide this request.');
     expect(copies(slack)).toHaveLength(5);
-    for (const copy of copies(slack)) expect(copy.requestId).toBe(card.requestId);
+    for (const copy of copies(slack).filter((copy) => copy.user !== 'U0DAN'))
+      expect(copy.requestId).toBe(card.requestId);
   });
 
   it('keeps every copy working until the request is decided, and an expired one reads as such', async () => {
@@ -279,7 +293,7 @@ describe('reaching approvers where they are', () => {
     );
     if (!reminder) throw new Error('carol should have been reminded');
 
-    await slack.click('allow', { ...reminder, threadTs: undefined }, { user: people.carol });
+    await slack.click('allow', clickable(reminder), { user: people.carol });
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
     await slack.settle();
 

@@ -100,17 +100,35 @@ describe('Always allow, as a grant that fits', () => {
       .succeeded('chat.postMessage')
       .filter((call) => String(call.params.text).startsWith('Approval needed'));
     expect(cards).toHaveLength(1);
-    const notice = threadTexts(slack, threadTs).find((text) => text.includes('ran under'));
+    const notice = threadTexts(slack, threadTs).find((text) => text.includes('ran without asking'));
     expect(notice).toContain(
-      "`kubectl get nodes` ran under <@U0BOB>'s grant `kubectl get *` (this thread), expires",
+      "`kubectl get nodes` ran without asking, under <@U0BOB>'s grant for `ops_shell` calls whose " +
+        'command matches `kubectl get *` in this thread, until',
     );
-    expect(
+    const scopeOf = (kind: string) =>
       readRows(
         slack.databasePath,
-        `SELECT actor, json_extract(data_json, '$.toolCallId') AS call FROM audit_events WHERE kind = 'grant.used'`,
-      ),
-    ).toEqual([{ actor: people.bob, call: 'call_2' }]);
-    expect(slack.log.entries.some((entry) => entry.msg === 'allowed by a grant')).toBe(true);
+        `SELECT actor, json_extract(data_json, '$.scope') AS scope, json_extract(data_json, '$.match.command') AS pattern,
+           json_extract(data_json, '$.toolCallId') AS call FROM audit_events WHERE kind = '${kind}'`,
+      );
+    expect(scopeOf('grant.created')).toEqual([
+      { actor: people.bob, scope: 'conversation', pattern: 'kubectl get *', call: null },
+    ]);
+    expect(scopeOf('grant.used')).toEqual([
+      { actor: people.bob, scope: 'conversation', pattern: 'kubectl get *', call: 'call_2' },
+    ]);
+    const logged = (msg: string) => slack.log.entries.find((entry) => entry.msg === msg);
+    expect(logged('grant created')).toMatchObject({
+      grantedBy: people.bob,
+      tool: 'ops_shell',
+      scope: 'conversation',
+      covers: { match: { command: 'kubectl get *' } },
+    });
+    expect(logged('allowed by a grant')).toMatchObject({
+      grantedBy: people.bob,
+      scope: 'conversation',
+      covers: { match: { command: 'kubectl get *' } },
+    });
   });
 
   it('asks again for a call the pattern does not cover, and for any call once the grant expired', async () => {
@@ -277,8 +295,15 @@ describe('standing grants, listed and revoked', () => {
     const revoked = await slack.api.waitForResponse((post) => post.name === 'revoke-carol');
     expect(String(revoked.body.text)).toContain('Revoked');
     expect(
-      readRows(slack.databasePath, `SELECT actor FROM audit_events WHERE kind = 'grant.revoked'`),
-    ).toEqual([{ actor: people.carol }]);
+      readRows(
+        slack.databasePath,
+        `SELECT actor, json_extract(data_json, '$.scope') AS scope FROM audit_events WHERE kind = 'grant.revoked'`,
+      ),
+    ).toEqual([{ actor: people.carol, scope: 'channel' }]);
+    expect(slack.log.entries.find((entry) => entry.msg === 'grant revoked')).toMatchObject({
+      user: people.carol,
+      scope: 'channel',
+    });
 
     await slack.reply(threadTs, 'and the nodes?');
     await slack.settle();

@@ -112,7 +112,12 @@ describe('who sees which approval records', () => {
     const forMallory = await inboxFor(slack, people.mallory, secretChannel);
 
     expect(forMallory.text).toBe('1 approval waiting in this channel.');
-    expect(approvalButtons(forMallory.blocks)[0]?.value).toBe(card.requestId);
+    // She sees the request and its state; she is no approver, so it has no buttons for her.
+    expect(approvalButtons(forMallory.blocks)).toEqual([]);
+    expect(JSON.stringify(forMallory.blocks)).toContain('You cannot decide this request.');
+    expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({
+      decision: null,
+    });
     expect(slack.api.callsTo('conversations.members').length).toBeGreaterThan(1);
   });
 

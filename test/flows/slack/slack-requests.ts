@@ -31,7 +31,7 @@ export interface SlackRequests {
    * card's buttons were posted with (`card.blockId`), the way Slack echoes it.
    */
   click(
-    action: 'allow' | 'deny' | 'always' | 'edit' | 'view',
+    action: 'allow' | 'deny' | 'always' | 'edit' | 'view' | 'allow_all',
     card: { requestId: string; channel: string; ts: string; threadTs?: string; blockId?: string },
     options?: {
       user?: string;
