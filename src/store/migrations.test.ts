@@ -140,6 +140,39 @@ describe('openDatabase upgrades an older file in place', () => {
     expect(events[2]!.previousHash).toBe(events[1]!.hash);
   });
 
+  it('from version 8: requests and their cards kept, the seed card columns gone, one turn at work per thread held by the schema', async () => {
+    const file = olderFile(1, fillVersion1);
+    const atVersion8 = openDatabase(file, { migrations: migrations.slice(0, 8) });
+    expect(atVersion8.pragma('user_version', { simple: true })).toBe(8);
+    atVersion8.close();
+    const { store, db } = openTestStore(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    // A release of version 8 runs on it still: it never read those columns.
+    expect(floorOf(db)).toBe('8');
+    expect((await store.approvals.get('apr_1'))?.cards).toEqual([{ channel: 'C0OPS', ts: '1700.5' }]);
+    const columns = db
+      .prepare<[], { name: string }>('PRAGMA table_info(approvals)')
+      .all()
+      .map((column) => column.name);
+    expect(columns).not.toContain('card_ts');
+    expect(columns).not.toContain('card_channel');
+
+    const conversation = 'T0:C0OPS:1700.9';
+    db.prepare(
+      `INSERT INTO conversations (id, team_id, channel_id, thread_ts, created_at) VALUES (?, 'T0', 'C0OPS', '1700.9', ?)`,
+    ).run(conversation, t0);
+    const insertRunning = (id: string) =>
+      db
+        .prepare(
+          `INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
+             created_at, updated_at)
+           VALUES (?, ?, 'running', ?, '1700.9', 'U0ALICE', 'restart it', ?, ?)`,
+        )
+        .run(id, conversation, `key-${id}`, t0, t0);
+    insertRunning('turn-a');
+    expect(() => insertRunning('turn-b')).toThrow(/UNIQUE/);
+  });
+
   it('from version 7: every card kept, and one message may now be a card of several requests', async () => {
     const file = olderFile(1, fillVersion1);
     // The same file as a release of version 7 left it, then opened by this one.

@@ -7,6 +7,7 @@ import { migration5 } from './migrations/migration-5.js';
 import { migration6 } from './migrations/migration-6.js';
 import { migration7 } from './migrations/migration-7.js';
 import { migration8 } from './migrations/migration-8.js';
+import { migration9 } from './migrations/migration-9.js';
 
 export type { Migration } from './migrations/migration.js';
 
@@ -24,6 +25,7 @@ export const migrations: readonly Migration[] = [
   migration6,
   migration7,
   migration8,
+  migration9,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -259,4 +259,10 @@ export const postgresMigrations: readonly PgMigration[] = [
       ALTER TABLE approval_cards DROP CONSTRAINT approval_cards_pkey, ADD PRIMARY KEY (channel, ts, request_id);
     `,
   },
+  {
+    version: 9,
+    description: 'the SQLite schema catches up with this one (see its migration 9); nothing changes here',
+    compatibleFrom: 8,
+    sql: 'SELECT 1;',
+  },
 ];
