@@ -60,6 +60,8 @@ export const defaultLeaseMs = 15_000;
 export class TurnRunner {
   readonly #options: TurnRunnerOptions & { leaseMs: number; maxSteps: number };
   readonly #running = new RunningTurns();
+  /** The leases of the turns running here, by turn. */
+  readonly #leases = new Map<string, TurnLease>();
 
   constructor(options: TurnRunnerOptions) {
     // Field by field: callers pass `undefined` for "use the default", which a spread would copy over it.
@@ -108,12 +110,22 @@ export class TurnRunner {
       onLost: (error) => controller.abort(error),
     });
     lease.start();
+    this.#leases.set(turn.id, lease);
     try {
       return await this.#drive(claim, controller.signal, lease, log);
     } finally {
       end();
       lease.stop();
+      if (this.#leases.get(turn.id) === lease) this.#leases.delete(turn.id);
     }
+  }
+
+  /**
+   * Another replica ended a turn (stopped it): if it runs here, its lease is looked at now, and the stop
+   * carried out at once (see `TurnLease.checkNow`). Nothing for a turn not running here.
+   */
+  checkLease(turnId: string): void {
+    this.#leases.get(turnId)?.checkNow();
   }
 
   /**

@@ -79,11 +79,13 @@ export class Runtime {
 
   /**
    * A turn another replica gave back (it shut down) is taken at once instead of at the next sweep: every
-   * replica hears it and tries, and the store lets one claim it.
+   * replica hears it and tries, and the store lets one claim it. A turn that ended elsewhere (stopped by a
+   * person whose click reached another replica) is stopped here at once if it runs here.
    */
   #listen(): (() => void) | undefined {
     return this.store.notices?.subscribe((notice) => {
       if (notice.event === 'released') void this.scheduler.recover(notice.conversationId, notice.turnId);
+      else this.runner.checkLease(notice.turnId);
     });
   }
 
