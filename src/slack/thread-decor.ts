@@ -76,7 +76,9 @@ export class ThreadDecor {
 
   constructor(deps: ThreadDecorDeps) {
     this.#deps = deps;
-    this.#lanes = new ThreadLanes(deps.logger);
+    // A final reaction may wait minutes for its method's budget at a busy hour: the slots only bound what
+    // is in flight, and Slack's limits are held by the rate limits, so waiting ones must not fill them.
+    this.#lanes = new ThreadLanes(deps.logger, { slots: 4_096 });
   }
 
   /**
