@@ -5,6 +5,7 @@ import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
 import type { Config } from '../config.js';
 import { createHttpTransport } from '../http/http-transport.js';
 import type { LocalWorkspace } from '../local/start-local-workspace.js';
+import { connectMcpServers } from '../mcp/index.js';
 import { createOps } from '../ops/create-ops.js';
 import { opsRoutes, startOpsServer } from '../ops/ops-routes.js';
 import { Runtime } from '../runtime/create-runtime.js';
@@ -14,6 +15,7 @@ import { createRedactor, redactingLogger } from '../secrets/index.js';
 import { attachSlack } from '../slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
 import { policyVocabulary } from '../tools/index.js';
+import { toolEnvironment } from '../tools/tool-environment.js';
 import {
   buildModel,
   checkClient,
@@ -41,31 +43,46 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   // Every line goes through the redactor, whoever built the logger (tests and the benchmark pass theirs).
   const logger = redactingLogger(overrides.logger ?? createLogger(config), redact);
   const now = overrides.now ?? Date.now;
-  const tools = await loadTools(config, overrides.tools);
-  // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
-  // the process open, so a start that fails before the closers exist leaves nothing running.
-  const transport = createHttpTransport();
-  const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
-  // Every mistake a first install can make is found here, before anything listens or writes, and reported
-  // together: one line for each, naming the variable to change.
-  const vocabulary = policyVocabulary(tools);
-  const checked = await requireChecks(
-    startupChecks(config, {
-      vocabulary,
-      slackClient: checkClient(config, logger),
-      openai,
-      localPort: overrides.localWorkspace?.port,
-    }),
-  );
-  for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
-    logger.warn({ check: report.name }, describeReport(report));
-  let policy = withEnvironmentApprovers(
-    config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
-    config,
-  );
+  // MCP servers start first: their tools are named in the policy like any other, and a server that
+  // cannot start stops start-up here, naming itself.
+  const mcp = await connectMcpServers(config.mcpServers, {
+    logger,
+    redact,
+    baseEnv: toolEnvironment(config.toolEnv),
+  });
+  const prepared = await (async () => {
+    const tools = await loadTools(config, [...mcp.tools, ...(overrides.tools ?? [])]);
+    // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
+    // the process open, so a start that fails before the closers exist leaves nothing running.
+    const transport = createHttpTransport();
+    const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
+    // Every mistake a first install can make is found here, before anything listens or writes, and reported
+    // together: one line for each, naming the variable to change.
+    const vocabulary = policyVocabulary(tools);
+    const checked = await requireChecks(
+      startupChecks(config, {
+        vocabulary,
+        slackClient: checkClient(config, logger),
+        openai,
+        localPort: overrides.localWorkspace?.port,
+      }),
+    );
+    for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
+      logger.warn({ check: report.name }, describeReport(report));
+    const policy = withEnvironmentApprovers(
+      config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
+      config,
+    );
 
-  makeWorkdir(config.workdir);
-  const opened = await openStore(config, { now, logger, clock: overrides.now });
+    makeWorkdir(config.workdir);
+    const opened = await openStore(config, { now, logger, clock: overrides.now });
+    return { tools, transport, openai, policy, opened };
+  })().catch(async (error: unknown) => {
+    await mcp.close();
+    throw error;
+  });
+  const { tools, transport, openai, opened } = prepared;
+  let policy = prepared.policy;
   // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
   const ops = createOps({
     registry: overrides.metricsRegistry,
@@ -77,7 +94,11 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   });
   const store = ops.store;
   const damage = opened.damage;
-  const closers: Array<() => Promise<void> | void> = [() => store.close(), () => transport.close()];
+  const closers: Array<() => Promise<void> | void> = [
+    () => store.close(),
+    () => transport.close(),
+    () => mcp.close(),
+  ];
 
   try {
     const model = ops.model(overrides.model ?? buildModel(config, openai, logger));

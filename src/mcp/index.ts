@@ -1,0 +1,4 @@
+export { connectMcpServers, type McpToolSource, type McpToolSourceOptions } from './connect-mcp-servers.js';
+export { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
+export { describeState, type McpServerState } from './mcp-server-connection.js';
+export { mcpToolName } from './mcp-tool-name.js';
