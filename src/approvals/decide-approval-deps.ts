@@ -16,4 +16,9 @@ export interface DecideApprovalDeps {
   readonly logger: Logger;
   /** Checks an approver's edited arguments (see `checkEdit`); needed only for decisions with an edit. */
   readonly checkEdit?: (approval: Approval, edited: unknown) => Promise<EditCheck>;
+  /**
+   * Whether the tool's definition (an MCP server's) is no longer the one the request was made for: the
+   * card showed that definition, so a click on it cannot allow another.
+   */
+  readonly definitionChanged?: (approval: Approval) => Promise<boolean>;
 }

@@ -47,6 +47,12 @@ export async function decideApproval(
     await recordRefusal(deps, click, mismatch, approval);
     return { type: 'refused', reason: mismatch, approval };
   }
+  // Consent is to the tool as the card showed it: allowing a tool whose definition changed since is
+  // refused, and denying it stays possible.
+  if (approval.decision === null && request.action !== 'deny' && (await deps.definitionChanged?.(approval))) {
+    await recordRefusal(deps, click, 'definition-changed', approval);
+    return { type: 'refused', reason: 'definition-changed', approval };
+  }
   const refusal = await refusalFor(deps, approval, request.userId, request.action);
   if (refusal && approval.decision === null) {
     await recordRefusal(deps, click, refusal, approval);

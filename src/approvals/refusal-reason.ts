@@ -4,7 +4,9 @@ export type RefusalReason =
   | 'no-approvers'
   | 'origin-mismatch'
   | 'workspace-mismatch'
-  | 'arguments-mismatch';
+  | 'arguments-mismatch'
+  /** The tool's definition changed after the card was made (an MCP server changed it). */
+  | 'definition-changed';
 
 /** Why a click changed nothing, as the audit table records it. */
 export type RefusalRecord =

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hashCall } from '../agent/hash-arguments.js';
 import type { TurnRunner } from '../agent/turn-runner.js';
 import { checkEdit, type EditCheck } from '../approvals/check-edit.js';
 import { type DecisionOutcome, type DecisionRequest, decideApproval } from '../approvals/decide-approval.js';
@@ -127,6 +128,7 @@ export class Runtime {
         directory: this.#options.directory,
         logger: this.#options.logger,
         checkEdit: (approval, edited) => this.checkEdit(approval, edited),
+        definitionChanged: (approval) => this.#definitionChanged(approval),
       },
       request,
       { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },
@@ -175,6 +177,16 @@ export class Runtime {
       approval,
       edited,
     );
+  }
+
+  /** Whether the request's tool binds a definition (see `hashCall`) other than the one it has now. */
+  async #definitionChanged(approval: Approval): Promise<boolean> {
+    const conversation = await this.store.conversations.get(approval.conversationId);
+    const tool = conversation
+      ? this.agents.get(conversation).tools.find((candidate) => candidate.name === approval.toolName)
+      : undefined;
+    if (tool?.definitionHash === undefined) return false;
+    return hashCall(tool, approval.arguments, '') !== approval.argsHash;
   }
 
   /** Someone pressed Stop on a turn (see `stopTurn`); the thread's next queued turn may start. */
