@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is the config file's own reference syntax
 import { describe, expect, it } from 'vitest';
 import { loadMcpServers } from './config-mcp-servers.js';
 import { ConfigError } from './errors.js';
@@ -61,9 +62,7 @@ describe('loadMcpServers', () => {
     const { servers, secrets } = load(
       {
         mcpServers: {
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own reference syntax
           k8s: { command: 'k8s-mcp', env: { KUBECONFIG: '${KUBECONFIG}', API_KEY: '${K8S_KEY}' } },
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own reference syntax
           github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' } },
         },
       },
@@ -86,7 +85,6 @@ describe('loadMcpServers', () => {
       load(
         {
           mcpServers: {
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own reference syntax
             files: { command: 'x', env: { TOKEN: '${SLACK_BOT_TOKEN}', OTHER: '${NOT_SET}' } },
           },
         },
