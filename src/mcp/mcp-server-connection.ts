@@ -44,6 +44,8 @@ export class McpServerConnection {
   #closing = false;
   #restartTimer: NodeJS.Timeout | undefined;
   #generation = 0;
+  /** The server's last line on stderr: why a local server that would not start said it could not. */
+  #lastStderr: string | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     this.config = options.config;
@@ -71,10 +73,10 @@ export class McpServerConnection {
     try {
       await this.#connect();
     } catch (error) {
-      this.#state = { type: 'unavailable', error: describeError(error) };
-      throw new McpServerUnavailableError(this.name, this.#options.redact(describeError(error)), {
-        cause: error,
-      });
+      const said = this.#lastStderr ? ` (it said: ${this.#lastStderr})` : '';
+      const detail = this.#options.redact(`${describeError(error)}${said}`);
+      this.#state = { type: 'unavailable', error: detail };
+      throw new McpServerUnavailableError(this.name, detail, { cause: error });
     }
   }
 
@@ -174,6 +176,7 @@ export class McpServerConnection {
       partial = lines.pop() ?? '';
       for (const line of lines) {
         if (line.trim() === '') continue;
+        this.#lastStderr = line.trim().slice(0, 300);
         this.#options.logger.info(
           { server: this.name, stderr: this.#options.redact(line.slice(0, 2_000)) },
           'MCP server said',

@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createTestLogger } from '../../test/support/test-logger.js';
+import { toolContext } from '../../test/support/tool-context.js';
+import type { McpServerConfig } from '../config-mcp-servers.js';
+import { connectMcpServers, McpServerUnavailableError } from './index.js';
+
+const require = createRequire(import.meta.url);
+const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const filesystem = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const shared = { optional: false, trustAnnotations: false, timeoutMs: 10_000 } as const;
+const folder = mkdtempSync(path.join(os.tmpdir(), 'holdfast-mcp-files-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+function stdio(name: string, args: string[], extra: Partial<McpServerConfig> = {}): McpServerConfig {
+  return {
+    type: 'stdio',
+    name,
+    command: process.execPath,
+    args,
+    env: {},
+    ...shared,
+    ...extra,
+  } as McpServerConfig;
+}
+
+async function connect(servers: McpServerConfig[]) {
+  const log = createTestLogger();
+  const source = await connectMcpServers(servers, {
+    logger: log.logger,
+    redact: (text) => text,
+    baseEnv: {},
+  });
+  onTestFinished(() => source.close());
+  return { source, log };
+}
+
+describe('connectMcpServers', () => {
+  it('offers the filesystem server tools, asking for writes and naming destructive ones', async () => {
+    writeFileSync(path.join(folder, 'notes.txt'), 'deploy at noon\n');
+    const { source } = await connect([stdio('files', [filesystem, folder])]);
+    const byName = new Map(source.tools.map((tool) => [tool.name, tool]));
+    const read = byName.get('files__read_text_file');
+    const write = byName.get('files__write_file');
+    expect(read?.jsonSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } } });
+    // Untrusted annotations change nothing: even a read asks, and nothing is repeated after a crash.
+    expect(await read?.permission({ path: 'x' }, toolContext())).toMatchObject({ type: 'ask' });
+    expect(read?.idempotent).toBe(false);
+    expect(await write?.permission({ path: 'x', content: 'y' }, toolContext())).toEqual({
+      type: 'ask',
+      permissionType: 'files__write_file',
+      summary: 'call write_file on the MCP server files (the server marks it destructive)',
+    });
+    const parsed = read?.parse({ path: path.join(folder, 'notes.txt') });
+    expect(parsed).toMatchObject({ success: true });
+    if (!parsed?.success) return;
+    expect(await read?.execute(parsed.data, toolContext())).toBe('deploy at noon\n');
+    expect(read?.parse({ path: 3 })).toEqual({ success: false, error: 'arguments/path must be string' });
+    expect(source.states()).toEqual({ files: { type: 'connected', tools: source.tools.length } });
+  });
+
+  it('lets trusted annotations allow a read-only tool and mark an idempotent one', async () => {
+    const { source } = await connect([
+      stdio('everything', [everything, 'stdio'], { trustAnnotations: true }),
+    ]);
+    const echo = source.tools.find((tool) => tool.name === 'everything__echo');
+    const toggle = source.tools.find((tool) => tool.name === 'everything__toggle-simulated-logging');
+    expect(await echo?.permission({ message: 'x' }, toolContext())).toMatchObject({ type: 'allow' });
+    expect(echo?.idempotent).toBe(true);
+    expect(await toggle?.permission({}, toolContext())).toMatchObject({ type: 'ask' });
+    expect(toggle?.idempotent).toBe(false);
+  });
+
+  it('stops with one line naming a server that cannot start, and the fix', async () => {
+    const failing = connect([stdio('broken', ['-e', 'console.error("no credentials"); process.exit(2)'])]);
+    await expect(failing).rejects.toBeInstanceOf(McpServerUnavailableError);
+    await expect(failing).rejects.toThrow(
+      /^MCP server "broken" could not start: .*Fix its entry in HOLDFAST_MCP_CONFIG .* or mark it "optional": true/,
+    );
+  });
+
+  it('starts without an optional server, and says so', async () => {
+    const { source, log } = await connect([
+      stdio('broken', ['-e', 'process.exit(2)'], { optional: true }),
+      stdio('everything', [everything, 'stdio']),
+    ]);
+    expect(source.tools.some((tool) => tool.name.startsWith('broken__'))).toBe(false);
+    expect(source.tools.some((tool) => tool.name === 'everything__echo')).toBe(true);
+    expect(source.states().broken).toMatchObject({ type: 'unavailable' });
+    expect(log.entries.some((entry) => entry.msg.includes('optional MCP server is unavailable'))).toBe(true);
+  });
+});
