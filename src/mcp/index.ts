@@ -1,4 +1,5 @@
 export { connectMcpServers, type McpToolSource, type McpToolSourceOptions } from './connect-mcp-servers.js';
 export { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
+export { mcpHealth } from './mcp-health.js';
 export { describeState, type McpServerState } from './mcp-server-connection.js';
 export { mcpToolName } from './mcp-tool-name.js';

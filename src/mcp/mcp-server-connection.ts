@@ -138,8 +138,10 @@ export class McpServerConnection {
       },
     );
     const transport = this.#transport();
+    // Only a connection that was up is started again; one that never came up is the caller's failure.
+    let established = false;
     client.onclose = () => {
-      if (generation !== this.#generation || this.#closing) return;
+      if (!established || generation !== this.#generation || this.#closing) return;
       this.#client = undefined;
       this.#scheduleRestart(1, 'the connection closed');
     };
@@ -151,6 +153,7 @@ export class McpServerConnection {
       await client.close().catch(() => undefined);
       throw error;
     }
+    established = true;
     this.#client = client;
     this.#state = { type: 'connected', tools: this.#tools.size };
   }

@@ -5,7 +5,7 @@ import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
 import type { Config } from '../config.js';
 import { createHttpTransport } from '../http/http-transport.js';
 import type { LocalWorkspace } from '../local/start-local-workspace.js';
-import { connectMcpServers } from '../mcp/index.js';
+import { connectMcpServers, mcpHealth } from '../mcp/index.js';
 import { createOps } from '../ops/create-ops.js';
 import { opsRoutes, startOpsServer } from '../ops/ops-routes.js';
 import { Runtime } from '../runtime/create-runtime.js';
@@ -125,7 +125,11 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const connection = await connectSlack(mode, logger, ops, transport);
     const { identity } = connection;
     // Readiness asks with the client that does not retry: a probe wants the answer now.
-    const endpoints = ops.endpoints(() => connection.deliveryClient.auth.test());
+    const endpoints = ops.endpoints(
+      () => connection.deliveryClient.auth.test(),
+      // An optional server that is down leaves holdfast healthy, but says so.
+      config.mcpServers.length > 0 ? () => ({ mcpServers: mcpHealth(mcp.states()) }) : undefined,
+    );
     const app = createBoltApp({
       mode,
       logger,

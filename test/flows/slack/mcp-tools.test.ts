@@ -129,4 +129,36 @@ describe('an MCP server as a tool source', () => {
       /^Error: invalid arguments for everything__get-sum:\narguments\/a must be number/,
     );
   });
+
+  it('starts without an optional server that cannot, and /health says so', async () => {
+    const dir = tempDir('holdfast-mcp-');
+    writeFileSync(
+      dir.file('mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: process.execPath, args: [everythingServer, 'stdio'] },
+          spare: { command: process.execPath, args: ['-e', 'process.exit(2)'], optional: true },
+        },
+      }),
+    );
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([]),
+      env: { HOLDFAST_MCP_CONFIG: dir.file('mcp.json') },
+    });
+
+    const health = await fetch(new URL('/health', slack.eventsUrl));
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      ok: true,
+      mcpServers: {
+        everything: { ok: true, state: expect.stringMatching(/^connected, \d+ tools$/) },
+        spare: { ok: false, state: expect.stringMatching(/^unavailable: /) },
+      },
+    });
+    expect(
+      slack.log.entries.some(
+        (entry) => entry.msg === 'optional MCP server is unavailable; holdfast starts without its tools',
+      ),
+    ).toBe(true);
+  });
 });
