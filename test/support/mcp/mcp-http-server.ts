@@ -14,6 +14,8 @@ export interface McpHttpServer {
   readonly headers: Array<IncomingMessage['headers']>;
   /** Changes the `scale` tool's description for every session, which tells each client its tools changed. */
   describeScale(description: string): void;
+  /** From now on, calls are recorded and never answered, as a call in flight when a process dies. */
+  holdCalls(): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
   const headers: Array<IncomingMessage['headers']> = [];
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; tool: RegisteredTool }>();
   let description = 'Scale a service to a number of replicas.';
+  let holding = false;
 
   const newSession = async () => {
     const server = new McpServer({ name: 'ops-test', version: '1.0.0' });
@@ -38,6 +41,7 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
       },
       async ({ service, replicas }) => {
         calls.push({ service, replicas });
+        if (holding) await new Promise(() => undefined);
         return { content: [{ type: 'text', text: `scaled ${service} to ${replicas}` }] };
       },
     );
@@ -75,6 +79,9 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
     describeScale(next) {
       description = next;
       for (const { tool } of sessions.values()) tool.update({ description: next });
+    },
+    holdCalls() {
+      holding = true;
     },
     async close() {
       for (const { transport } of sessions.values()) await transport.close().catch(() => undefined);
