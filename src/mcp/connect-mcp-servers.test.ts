@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createTestLogger } from '../../test/support/test-logger.js';
 import { toolContext } from '../../test/support/tool-context.js';
-import type { McpServerConfig } from '../config-mcp-servers.js';
+import { loadPolicyFile } from '../approvals/load-policy.js';
+import { loadMcpServers, type McpServerConfig } from '../config-mcp-servers.js';
+import { policyVocabulary } from '../tools/index.js';
 import { connectMcpServers, McpServerUnavailableError } from './index.js';
 
 const require = createRequire(import.meta.url);
@@ -91,5 +93,29 @@ describe('connectMcpServers', () => {
     expect(source.tools.some((tool) => tool.name === 'everything__echo')).toBe(true);
     expect(source.states().broken).toMatchObject({ type: 'unavailable' });
     expect(log.entries.some((entry) => entry.msg.includes('optional MCP server is unavailable'))).toBe(true);
+  });
+});
+
+describe('the README example', () => {
+  it('parses, and its policy names only tools the filesystem server offers', async () => {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const { servers } = loadMcpServers(path.join(root, 'examples/mcp/mcp-servers.json'), {
+      env: { GITHUB_MCP_TOKEN: 'example-token-value' },
+      cwd: root,
+      readFile: (file) => readFileSync(file, 'utf8'),
+    });
+    expect(servers.map((server) => [server.name, server.type])).toEqual([
+      ['files', 'stdio'],
+      ['github', 'http'],
+    ]);
+    // The server the example runs through npx, started from this install instead.
+    const { source } = await connect([stdio('files', [filesystem, folder])]);
+    const policy = loadPolicyFile(path.join(root, 'examples/mcp/policy.yml'), policyVocabulary(source.tools));
+    expect(policy.rules.map((rule) => [rule.tool, rule.action])).toEqual([
+      ['files__read_*', 'allow'],
+      ['files__list_*', 'allow'],
+      ['files__move_file', 'deny'],
+      ['files__*', 'ask'],
+    ]);
   });
 });
