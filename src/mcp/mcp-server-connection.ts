@@ -1,7 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpServerConfig } from '../config-mcp-servers.js';
 import { describeError } from '../errors.js';
@@ -94,10 +99,16 @@ export class McpServerConnection {
         { signal, timeout: this.config.timeoutMs },
       )) as CallToolResult;
     } catch (error) {
-      throw new McpCallFailedError(
-        `MCP server "${this.name}" did not finish the call: ${this.#options.redact(describeError(error))}`,
-        { cause: error },
-      );
+      // The call was sent: a server that stopped or went quiet may have done part or all of it.
+      const why =
+        error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+          ? 'the server stopped during the call, so whether it took effect is unknown'
+          : error instanceof McpError && error.code === ErrorCode.RequestTimeout
+            ? `no answer within ${this.config.timeoutMs} ms, so whether it took effect is unknown`
+            : this.#options.redact(describeError(error));
+      throw new McpCallFailedError(`MCP server "${this.name}" did not finish the call: ${why}`, {
+        cause: error,
+      });
     }
   }
 

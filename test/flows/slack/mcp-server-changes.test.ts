@@ -93,7 +93,7 @@ describe('a local MCP server that crashes', () => {
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'The server crashed.');
     await slack.settle();
     expect(String(model.calls[1]?.messages.at(-1)?.content)).toMatch(
-      /^Error: crashy__crash failed: MCP server "crashy" did not finish the call/,
+      /^Error: crashy__crash failed: MCP server "crashy" did not finish the call: the server stopped during the call, so whether it took effect is unknown/,
     );
     expect(readRows(slack.databasePath, 'SELECT status FROM tool_executions')).toEqual([
       { status: 'finished' },
