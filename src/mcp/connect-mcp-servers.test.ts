@@ -44,7 +44,7 @@ describe('connectMcpServers', () => {
   it('offers the filesystem server tools, asking for writes and naming destructive ones', async () => {
     writeFileSync(path.join(folder, 'notes.txt'), 'deploy at noon\n');
     const { source } = await connect([stdio('files', [filesystem, folder])]);
-    const byName = new Map(source.tools.map((tool) => [tool.name, tool]));
+    const byName = new Map(source.tools().map((tool) => [tool.name, tool]));
     const read = byName.get('files__read_text_file');
     const write = byName.get('files__write_file');
     expect(read?.jsonSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } } });
@@ -61,15 +61,15 @@ describe('connectMcpServers', () => {
     if (!parsed?.success) return;
     expect(await read?.execute(parsed.data, toolContext())).toBe('deploy at noon\n');
     expect(read?.parse({ path: 3 })).toEqual({ success: false, error: 'arguments/path must be string' });
-    expect(source.states()).toEqual({ files: { type: 'connected', tools: source.tools.length } });
+    expect(source.states()).toEqual({ files: { type: 'connected', tools: source.tools().length } });
   });
 
   it('lets trusted annotations allow a read-only tool and mark an idempotent one', async () => {
     const { source } = await connect([
       stdio('everything', [everything, 'stdio'], { trustAnnotations: true }),
     ]);
-    const echo = source.tools.find((tool) => tool.name === 'everything__echo');
-    const toggle = source.tools.find((tool) => tool.name === 'everything__toggle-simulated-logging');
+    const echo = source.tools().find((tool) => tool.name === 'everything__echo');
+    const toggle = source.tools().find((tool) => tool.name === 'everything__toggle-simulated-logging');
     expect(await echo?.permission({ message: 'x' }, toolContext())).toMatchObject({ type: 'allow' });
     expect(echo?.idempotent).toBe(true);
     expect(await toggle?.permission({}, toolContext())).toMatchObject({ type: 'ask' });
@@ -89,8 +89,8 @@ describe('connectMcpServers', () => {
       stdio('broken', ['-e', 'process.exit(2)'], { optional: true }),
       stdio('everything', [everything, 'stdio']),
     ]);
-    expect(source.tools.some((tool) => tool.name.startsWith('broken__'))).toBe(false);
-    expect(source.tools.some((tool) => tool.name === 'everything__echo')).toBe(true);
+    expect(source.tools().some((tool) => tool.name.startsWith('broken__'))).toBe(false);
+    expect(source.tools().some((tool) => tool.name === 'everything__echo')).toBe(true);
     expect(source.states().broken).toMatchObject({ type: 'unavailable' });
     expect(log.entries.some((entry) => entry.msg.includes('optional MCP server is unavailable'))).toBe(true);
   });
@@ -110,7 +110,10 @@ describe('the README example', () => {
     ]);
     // The server the example runs through npx, started from this install instead.
     const { source } = await connect([stdio('files', [filesystem, folder])]);
-    const policy = loadPolicyFile(path.join(root, 'examples/mcp/policy.yml'), policyVocabulary(source.tools));
+    const policy = loadPolicyFile(
+      path.join(root, 'examples/mcp/policy.yml'),
+      policyVocabulary(source.tools()),
+    );
     expect(policy.rules.map((rule) => [rule.tool, rule.action])).toEqual([
       ['files__read_*', 'allow'],
       ['files__list_*', 'allow'],

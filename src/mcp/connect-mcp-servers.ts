@@ -16,7 +16,13 @@ export interface McpToolSourceOptions {
 
 /** The connected servers and the tools they offer, as holdfast `Tool`s named `<server>__<tool>`. */
 export interface McpToolSource {
-  readonly tools: readonly Tool[];
+  /**
+   * The tools the servers list now. One tool keeps one object for as long as the process runs, so a
+   * call resumed after a change finds the tool it was made with.
+   */
+  tools(): readonly Tool[];
+  /** Calls `listener` whenever a server's list of tools changed; returns a function that stops it. */
+  onChange(listener: () => void): () => void;
   /** Each configured server and where it stands, for the log and `/health`. */
   states(): Readonly<Record<string, McpServerState>>;
   close(): Promise<void>;
@@ -25,14 +31,14 @@ export interface McpToolSource {
 /**
  * Connects every configured server, all at once. A server that cannot start stops start-up (its error
  * names it and the fix) unless it is optional: then its tools are left out, and the log and `/health`
- * say so. Tools are those listed at start; a server that adds one later gets it offered after a restart,
- * while changes to the tools it had apply at once.
+ * say so. A server's tools follow its list: added, changed and removed as it says they changed.
  */
 export async function connectMcpServers(
   servers: readonly McpServerConfig[],
   options: McpToolSourceOptions,
 ): Promise<McpToolSource> {
   const logger = options.logger.child({ component: 'mcp' });
+  const listeners = new Set<() => void>();
   const connections = servers.map(
     (config) =>
       new McpServerConnection({
@@ -41,6 +47,9 @@ export async function connectMcpServers(
         redact: options.redact,
         baseEnv: options.baseEnv,
         restartDelayMs: options.restartDelayMs,
+        onToolsChanged: () => {
+          for (const listener of listeners) listener();
+        },
       }),
   );
   const closeAll = () =>
@@ -55,7 +64,17 @@ export async function connectMcpServers(
     throw failure.reason;
   }
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
-  const tools: Tool[] = [];
+  const made = new Map<string, Tool>();
+  const toolFor = (connection: McpServerConnection, remoteName: string): Tool => {
+    const key = `${connection.name}\n${remoteName}`;
+    let tool = made.get(key);
+    if (!tool) {
+      tool = createMcpTool(connection, remoteName, ajv);
+      made.set(key, tool);
+    }
+    return tool;
+  };
+  const available: McpServerConnection[] = [];
   connections.forEach((connection, index) => {
     const outcome = started[index];
     if (outcome?.status === 'rejected') {
@@ -65,14 +84,21 @@ export async function connectMcpServers(
       );
       return;
     }
-    for (const definition of connection.tools) tools.push(createMcpTool(connection, definition.name, ajv));
+    available.push(connection);
     logger.info(
       { server: connection.name, tools: connection.tools.map((tool) => tool.name) },
       'MCP server connected',
     );
   });
   return {
-    tools,
+    tools: () =>
+      available.flatMap((connection) =>
+        connection.tools.map((definition) => toolFor(connection, definition.name)),
+      ),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     states: () => Object.fromEntries(connections.map((connection) => [connection.name, connection.state])),
     close: closeAll,
   };

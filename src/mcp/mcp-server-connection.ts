@@ -31,6 +31,8 @@ export interface McpServerConnectionOptions {
   /** The first wait before a crashed server is started again; doubled per failed attempt. */
   readonly restartDelayMs?: number;
   readonly maxRestartDelayMs?: number;
+  /** Told when the tools the server lists changed after start (a notification, or a restart). */
+  readonly onToolsChanged?: () => void;
   readonly version?: string;
 }
 
@@ -139,6 +141,7 @@ export class McpServerConnection {
                 return;
               }
               this.#setTools(tools);
+              this.#options.onToolsChanged?.();
               this.#options.logger.info(
                 { server: this.name, tools: tools.map((tool) => tool.name) },
                 'MCP server changed its tools',
@@ -216,7 +219,10 @@ export class McpServerConnection {
     this.#restartTimer = setTimeout(() => {
       if (this.#closing) return;
       this.#connect().then(
-        () => this.#options.logger.info({ server: this.name, tools: this.#tools.size }, 'MCP server is back'),
+        () => {
+          this.#options.onToolsChanged?.();
+          this.#options.logger.info({ server: this.name, tools: this.#tools.size }, 'MCP server is back');
+        },
         (error: unknown) => {
           if (!this.#closing) this.#scheduleRestart(attempt + 1, describeError(error));
         },

@@ -26,7 +26,7 @@ export function doctorCommand(env: NodeJS.ProcessEnv, cwd: string): Promise<numb
         },
       );
       const states = mcp.states();
-      const tools = await loadTools(config, mcp.tools).finally(() => mcp.close());
+      const tools = await loadTools(config, mcp.tools()).finally(() => mcp.close());
       return [
         ...startupChecks(config, {
           vocabulary: policyVocabulary(tools),

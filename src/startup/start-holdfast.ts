@@ -27,6 +27,7 @@ import {
 import { connectSlack } from './connect-slack.js';
 import type { Holdfast, HoldfastOverrides } from './holdfast.js';
 import { localCredentialSecrets, makeLocalCredentials } from './local-credentials.js';
+import { offeredTools } from './offered-tools.js';
 import { openLocalMode } from './open-local-mode.js';
 import { databaseLabel, openStore } from './open-store.js';
 import { buildSlackPorts } from './slack-ports.js';
@@ -51,7 +52,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     baseEnv: toolEnvironment(config.toolEnv),
   });
   const prepared = await (async () => {
-    const tools = await loadTools(config, [...mcp.tools, ...(overrides.tools ?? [])]);
+    const tools = await loadTools(config, [...mcp.tools(), ...(overrides.tools ?? [])]);
     // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
     // the process open, so a start that fails before the closers exist leaves nothing running.
     const transport = createHttpTransport();
@@ -82,6 +83,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     throw error;
   });
   const { tools, transport, openai, opened } = prepared;
+  const startMcp = new Set(mcp.tools());
   let policy = prepared.policy;
   // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
   const ops = createOps({
@@ -160,7 +162,15 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       store,
       model,
       policy,
-      tools: ops.tools(tools),
+      tools:
+        config.mcpServers.length === 0
+          ? ops.tools(tools)
+          : offeredTools({
+              fixed: tools.filter((tool) => !startMcp.has(tool)),
+              mcp,
+              observe: ops.tools,
+              logger,
+            }),
       directory: slack,
       logger,
       now,
@@ -182,6 +192,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact,
       watch: ops.watch,
     });
+    // Agents are a cache: the next turn of each thread is built with the servers' tools as they are now.
+    mcp.onChange(() => runtime.agents.clear());
     attachSlack({
       app,
       runtime,

@@ -25,7 +25,7 @@ async function opsTools(url: string) {
     baseEnv: {},
   });
   onTestFinished(() => source.close());
-  return source.tools;
+  return source.tools();
 }
 
 describe('an MCP call in flight when the process dies', () => {

@@ -67,6 +67,31 @@ describe('an MCP server that changes under a pending request', () => {
   });
 });
 
+describe('an MCP server that adds a tool', () => {
+  it('offers the new tool from the next turn on, without a restart', async () => {
+    const server = await startMcpHttpServer();
+    const { env } = writeConfig({ ops: { url: server.url } });
+    const model = new ScriptedChatModel([reply.text('I can check status now.')]);
+    const slack = await startSlackHarness({ model, env });
+    try {
+      server.addStatusTool();
+      await slack.waitForLog((entry) => entry.msg === 'MCP server changed its tools');
+      await slack.mention('what can you do?');
+      await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'I can check status now.');
+      await slack.settle();
+
+      const offered = model.calls[0]?.tools?.map((tool) => tool.name) ?? [];
+      expect(offered).toEqual(expect.arrayContaining(['ops__scale', 'ops__status']));
+      expect(model.calls[0]?.tools?.find((tool) => tool.name === 'ops__status')?.parameters).toMatchObject({
+        properties: { service: { type: 'string' } },
+      });
+    } finally {
+      await slack.stop();
+      await server.close();
+    }
+  });
+});
+
 describe('a local MCP server that crashes', () => {
   it('fails the call in flight, logs its stderr redacted, and starts the server again', async () => {
     const secret = 'crashy-token-5be1d0c8a2f4';

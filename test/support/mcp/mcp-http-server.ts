@@ -14,6 +14,8 @@ export interface McpHttpServer {
   readonly headers: Array<IncomingMessage['headers']>;
   /** Changes the `scale` tool's description for every session, which tells each client its tools changed. */
   describeScale(description: string): void;
+  /** Adds a `status` tool for every session, now and later, which tells each client its tools changed. */
+  addStatusTool(): void;
   /** From now on, calls are recorded and never answered, as a call in flight when a process dies. */
   holdCalls(): void;
   close(): Promise<void>;
@@ -26,7 +28,19 @@ export interface McpHttpServer {
 export async function startMcpHttpServer(): Promise<McpHttpServer> {
   const calls: Array<Record<string, unknown>> = [];
   const headers: Array<IncomingMessage['headers']> = [];
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; tool: RegisteredTool }>();
+  const sessions = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; tool: RegisteredTool; server: McpServer }
+  >();
+  let withStatus = false;
+  const registerStatus = (server: McpServer) =>
+    server.registerTool(
+      'status',
+      { description: 'Reports whether a service is up.', inputSchema: { service: z.string() } },
+      async ({ service }) => ({
+        content: [{ type: 'text', text: `${service} is up` }],
+      }),
+    );
   let description = 'Scale a service to a number of replicas.';
   let holding = false;
 
@@ -45,10 +59,11 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
         return { content: [{ type: 'text', text: `scaled ${service} to ${replicas}` }] };
       },
     );
+    if (withStatus) registerStatus(server);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, tool });
+        sessions.set(id, { transport, tool, server });
       },
     });
     transport.onclose = () => {
@@ -79,6 +94,10 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
     describeScale(next) {
       description = next;
       for (const { tool } of sessions.values()) tool.update({ description: next });
+    },
+    addStatusTool() {
+      withStatus = true;
+      for (const { server } of sessions.values()) registerStatus(server);
     },
     holdCalls() {
       holding = true;
