@@ -69,7 +69,7 @@ export async function connectMcpServers(
     const key = `${connection.name}\n${remoteName}`;
     let tool = made.get(key);
     if (!tool) {
-      tool = createMcpTool(connection, remoteName, ajv);
+      tool = createMcpTool(connection, remoteName, { ajv, redact: options.redact });
       made.set(key, tool);
     }
     return tool;

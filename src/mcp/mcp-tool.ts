@@ -32,7 +32,16 @@ export function mcpDefinitionHash(server: string, definition: McpToolDefinition 
  * server's claims: they allow a call without asking, or a repeat after a crash, only where the operator
  * trusts that server's annotations.
  */
-export function createMcpTool(connection: McpServerConnection, remoteName: string, ajv: Ajv): Tool {
+export function createMcpTool(
+  connection: McpServerConnection,
+  remoteName: string,
+  deps: {
+    readonly ajv: Ajv;
+    /** A server's words reach the model: a configured secret in them does not (invariant 9). */
+    readonly redact: (text: string) => string;
+  },
+): Tool {
+  const { ajv, redact } = deps;
   const server = connection.name;
   const name = mcpToolName(server, remoteName);
   const trusted = connection.config.trustAnnotations;
@@ -53,7 +62,7 @@ export function createMcpTool(connection: McpServerConnection, remoteName: strin
     get description() {
       const definition = current();
       const said = definition?.description?.trim() || definition?.title || remoteName;
-      return `${said} (tool "${remoteName}" of the MCP server "${server}")`;
+      return redact(`${said} (tool "${remoteName}" of the MCP server "${server}")`);
     },
     get jsonSchema() {
       const { $schema: _ignored, ...schema } = (current()?.inputSchema ?? { type: 'object' }) as Record<
