@@ -80,6 +80,8 @@ export class McpServerConnection {
     try {
       await this.#connect();
     } catch (error) {
+      // What the server wrote before it went may still be on its way through the pipe.
+      await new Promise((resolve) => setImmediate(resolve));
       const said = this.#lastStderr ? ` (it said: ${this.#lastStderr})` : '';
       const detail = this.#options.redact(`${describeError(error)}${said}`);
       this.#state = { type: 'unavailable', error: detail };
