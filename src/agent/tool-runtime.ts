@@ -182,6 +182,7 @@ async function planCall(
     args,
     argsHash,
     toolPermission: await tool.permission(args, toolContext(site, tool, batch, deps)),
+    definitionBound: tool.definitionHash !== undefined,
     stored,
   });
   switch (verdict.type) {
