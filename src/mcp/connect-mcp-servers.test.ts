@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startMcpHttpServer } from '../../test/support/mcp/mcp-http-server.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
 import { toolContext } from '../../test/support/tool-context.js';
 import { loadPolicyFile } from '../approvals/load-policy.js';
@@ -120,5 +121,21 @@ describe('the README example', () => {
       ['files__move_file', 'deny'],
       ['files__*', 'ask'],
     ]);
+  });
+});
+
+describe('a remote server that restarted', () => {
+  it('gets a new session when it no longer knows the old one, and the call is sent once', async () => {
+    const server = await startMcpHttpServer();
+    onTestFinished(() => server.close());
+    const { source, log } = await connect([
+      { type: 'http', name: 'ops', url: server.url, headers: {}, ...shared },
+    ]);
+    const scale = source.tools().find((tool) => tool.name === 'ops__scale');
+    server.forgetSessions();
+
+    expect(await scale?.execute({ service: 'web', replicas: 2 }, toolContext())).toBe('scaled web to 2');
+    expect(server.calls).toEqual([{ service: 'web', replicas: 2 }]);
+    expect(log.entries.some((entry) => entry.msg.includes('had forgotten the session'))).toBe(true);
   });
 });

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type CallToolResult,
   ErrorCode,
@@ -11,15 +14,10 @@ import type { Logger } from 'pino';
 import type { McpServerConfig } from '../config-mcp-servers.js';
 import { describeError } from '../errors.js';
 import { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
+import { describeState, type McpServerState } from './mcp-server-state.js';
 
+export { describeState, type McpServerState } from './mcp-server-state.js';
 export type { McpToolDefinition };
-
-/** Where a server stands, as the log and `/health` tell it. */
-export type McpServerState =
-  | { readonly type: 'connected'; readonly tools: number }
-  | { readonly type: 'restarting'; readonly attempt: number; readonly error: string }
-  | { readonly type: 'unavailable'; readonly error: string }
-  | { readonly type: 'closed' };
 
 export interface McpServerConnectionOptions {
   readonly config: McpServerConfig;
@@ -53,6 +51,7 @@ export class McpServerConnection {
   #generation = 0;
   /** The server's last line on stderr: why a local server that would not start said it could not. */
   #lastStderr: string | undefined;
+  #renewing: Promise<void> | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     this.config = options.config;
@@ -90,30 +89,67 @@ export class McpServerConnection {
   }
 
   async call(toolName: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    try {
+      return await this.#send(toolName, args, signal);
+    } catch (error) {
+      if (!isSessionGone(error)) throw this.#callFailed(error);
+    }
+    // A remote server that restarted no longer knows the session, and answered 404 without processing
+    // the request (the protocol's rule): a new session may send it, once.
+    try {
+      await this.#renewSession();
+      return await this.#send(toolName, args, signal);
+    } catch (error) {
+      throw this.#callFailed(error);
+    }
+  }
+
+  async #send(toolName: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
     const client = this.#client;
     if (!client || this.#state.type !== 'connected') {
       throw new McpCallFailedError(
         `MCP server "${this.name}" is not connected (${describeState(this.#state)}); the call was not sent`,
       );
     }
-    try {
-      return (await client.callTool(
-        { name: toolName, arguments: (args ?? {}) as Record<string, unknown> },
-        undefined,
-        { signal, timeout: this.config.timeoutMs },
-      )) as CallToolResult;
-    } catch (error) {
-      // The call was sent: a server that stopped or went quiet may have done part or all of it.
-      const why =
-        error instanceof McpError && error.code === ErrorCode.ConnectionClosed
-          ? 'the server stopped during the call, so whether it took effect is unknown'
-          : error instanceof McpError && error.code === ErrorCode.RequestTimeout
-            ? `no answer within ${this.config.timeoutMs} ms, so whether it took effect is unknown`
-            : this.#options.redact(describeError(error));
-      throw new McpCallFailedError(`MCP server "${this.name}" did not finish the call: ${why}`, {
-        cause: error,
-      });
-    }
+    return (await client.callTool(
+      { name: toolName, arguments: (args ?? {}) as Record<string, unknown> },
+      undefined,
+      { signal, timeout: this.config.timeoutMs },
+    )) as CallToolResult;
+  }
+
+  #callFailed(error: unknown): McpCallFailedError {
+    if (error instanceof McpCallFailedError) return error;
+    // The call was sent: a server that stopped or went quiet may have done part or all of it.
+    const why =
+      error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+        ? 'the server stopped during the call, so whether it took effect is unknown'
+        : error instanceof McpError && error.code === ErrorCode.RequestTimeout
+          ? `no answer within ${this.config.timeoutMs} ms, so whether it took effect is unknown`
+          : this.#options.redact(describeError(error));
+    return new McpCallFailedError(`MCP server "${this.name}" did not finish the call: ${why}`, {
+      cause: error,
+    });
+  }
+
+  /** One new session at a time, however many calls found the old one gone. */
+  #renewSession(): Promise<void> {
+    this.#renewing ??= (async () => {
+      const old = this.#client;
+      this.#client = undefined;
+      // The old client's close is not a crash: bumping the generation keeps it from restarting anything.
+      this.#generation += 1;
+      await old?.close().catch(() => undefined);
+      await this.#connect();
+      this.#options.onToolsChanged?.();
+      this.#options.logger.info(
+        { server: this.name },
+        'MCP server had forgotten the session; started a new one',
+      );
+    })().finally(() => {
+      this.#renewing = undefined;
+    });
+    return this.#renewing;
   }
 
   async close(): Promise<void> {
@@ -245,15 +281,6 @@ async function listAll(client: Client, timeout: number): Promise<McpToolDefiniti
   return tools;
 }
 
-export function describeState(state: McpServerState): string {
-  switch (state.type) {
-    case 'connected':
-      return `connected, ${state.tools} tool${state.tools === 1 ? '' : 's'}`;
-    case 'restarting':
-      return `restarting (attempt ${state.attempt}: ${state.error})`;
-    case 'unavailable':
-      return `unavailable: ${state.error}`;
-    case 'closed':
-      return 'closed';
-  }
+function isSessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
 }

@@ -16,6 +16,8 @@ export interface McpHttpServer {
   describeScale(description: string): void;
   /** Adds a `status` tool for every session, now and later, which tells each client its tools changed. */
   addStatusTool(): void;
+  /** Forgets every session, as the server would after a restart: their requests get 404. */
+  forgetSessions(): void;
   /** From now on, calls are recorded and never answered, as a call in flight when a process dies. */
   holdCalls(): void;
   close(): Promise<void>;
@@ -77,6 +79,14 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
     headers.push(request.headers);
     const id = request.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? sessions.get(id)?.transport : undefined;
+    if (typeof id === 'string' && !existing) {
+      // The protocol's answer to a session the server does not know (it restarted, or ended it).
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
+      );
+      return;
+    }
     const transport = existing ?? (await newSession());
     await transport.handleRequest(request, response);
   };
@@ -98,6 +108,9 @@ export async function startMcpHttpServer(): Promise<McpHttpServer> {
     addStatusTool() {
       withStatus = true;
       for (const { server } of sessions.values()) registerStatus(server);
+    },
+    forgetSessions() {
+      sessions.clear();
     },
     holdCalls() {
       holding = true;
