@@ -1,3 +1,4 @@
+import { outboxKeys } from '../outbox/outbox-message.js';
 import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
 import { bindingMismatch, isRecordedCard } from './binding-mismatch.js';
 import type { DecideApprovalDeps } from './decide-approval-deps.js';
@@ -51,6 +52,22 @@ export async function decideApproval(
   // refused, and denying it stays possible.
   if (approval.decision === null && request.action !== 'deny' && (await deps.definitionChanged?.(approval))) {
     await recordRefusal(deps, click, 'definition-changed', approval);
+    // The thread hears of it once, so the requester and the other approvers know why it cannot be allowed.
+    await deps.store.outbox.enqueue(
+      [
+        {
+          key: outboxKeys.turnNotice(approval.turnId, `tool-changed:${approval.requestId}`),
+          conversationId: approval.conversationId,
+          turnId: approval.turnId,
+          message: {
+            type: 'turn-notice',
+            turnId: approval.turnId,
+            notice: { type: 'tool-changed', tool: approval.toolName },
+          },
+        },
+      ],
+      options.deliverAs,
+    );
     return { type: 'refused', reason: 'definition-changed', approval };
   }
   const refusal = await refusalFor(deps, approval, request.userId, request.action);

@@ -133,7 +133,13 @@ export class Runtime {
       request,
       { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },
     );
-    if (outcome.type === 'decided' || outcome.type === 'expired' || outcome.type === 'vote-recorded') {
+    const told = outcome.type === 'refused' && outcome.reason === 'definition-changed';
+    if (
+      outcome.type === 'decided' ||
+      outcome.type === 'expired' ||
+      outcome.type === 'vote-recorded' ||
+      told
+    ) {
       this.outbox?.kick(outcome.approval.conversationId);
     }
     if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !start.started) {

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { startMcpHttpServer } from '../../support/mcp/mcp-http-server.js';
 import { tempDir } from '../../support/temp-dir.js';
-import { people, readRows, startSlackHarness, waitForCard } from './slack-harness.js';
+import { channel, people, readRows, startSlackHarness, waitForCard } from './slack-harness.js';
 
 const crashingServer = fileURLToPath(new URL('../../support/mcp/crashing-stdio-server.mjs', import.meta.url));
 
@@ -50,6 +50,23 @@ describe('an MCP server that changes under a pending request', () => {
       await slack.settle();
 
       expect(String(told.params.text)).toContain('changed that tool');
+      // The thread is told once, however many times someone tries.
+      const notice = await slack.api.waitFor(
+        'chat.postMessage',
+        (call) =>
+          call.params.thread_ts === threadTs && String(call.params.text).includes('changed that tool'),
+      );
+      expect(String(notice.params.text)).toMatch(
+        /^🚫 The server behind ops__scale changed that tool after approval/,
+      );
+      await slack.click('allow', card);
+      await vi.waitFor(() => expect(slack.api.callsTo('chat.postEphemeral')).toHaveLength(2));
+      await slack.settle();
+      expect(
+        slack.api
+          .thread(channel, threadTs)
+          .filter((message) => String(message.text).includes('changed that tool after approval')),
+      ).toHaveLength(1);
       expect(server.calls).toEqual([]);
       expect(await slack.holdfast.runtime.store.approvals.get(card.requestId)).toMatchObject({
         decision: null,
@@ -59,7 +76,10 @@ describe('an MCP server that changes under a pending request', () => {
         "SELECT actor, json_extract(data_json, '$.reason') AS reason FROM audit_events WHERE kind = ?",
         'approval.refused',
       );
-      expect(refusals).toEqual([{ actor: people.bob, reason: 'definition-changed' }]);
+      expect(refusals).toEqual([
+        { actor: people.bob, reason: 'definition-changed' },
+        { actor: people.bob, reason: 'definition-changed' },
+      ]);
     } finally {
       await slack.stop();
       await server.close();
