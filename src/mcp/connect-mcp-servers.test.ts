@@ -7,6 +7,7 @@ import { startMcpHttpServer } from '../../test/support/mcp/mcp-http-server.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
 import { toolContext } from '../../test/support/tool-context.js';
 import { loadPolicyFile } from '../approvals/load-policy.js';
+import { approversFor } from '../approvals/policy-lookup.js';
 import { loadMcpServers, type McpServerConfig } from '../config-mcp-servers.js';
 import { policyVocabulary } from '../tools/index.js';
 import { connectMcpServers, McpServerUnavailableError } from './index.js';
@@ -54,7 +55,7 @@ describe('connectMcpServers', () => {
     expect(read?.idempotent).toBe(false);
     expect(await write?.permission({ path: 'x', content: 'y' }, toolContext())).toEqual({
       type: 'ask',
-      permissionType: 'files__write_file',
+      permissionType: 'mcp:files',
       summary: 'call write_file on the MCP server files (the server marks it destructive)',
     });
     const parsed = read?.parse({ path: path.join(folder, 'notes.txt') });
@@ -121,6 +122,10 @@ describe('the README example', () => {
       ['files__move_file', 'deny'],
       ['files__*', 'ask'],
     ]);
+    expect(approversFor(policy, 'files__create_directory', 'mcp:files')).toEqual({
+      users: [],
+      groups: ['S0ONCALL01'],
+    });
   });
 });
 

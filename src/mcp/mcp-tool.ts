@@ -44,6 +44,7 @@ export function createMcpTool(
   const { ajv, redact } = deps;
   const server = connection.name;
   const name = mcpToolName(server, remoteName);
+  const permissionType = `mcp:${server}`;
   const trusted = connection.config.trustAnnotations;
   const compiled = new Map<string, ValidateFunction>();
   const current = () => connection.definition(remoteName);
@@ -77,7 +78,9 @@ export function createMcpTool(
     get idempotent() {
       return trusted && current()?.annotations?.idempotentHint === true;
     },
-    permissionTypes: [name],
+    // One permission type per server, so a policy can route a server's requests (`mcp:github`) to its
+    // owners, and name single tools where they differ.
+    permissionTypes: [permissionType],
     parse(input) {
       const definition = current();
       if (!definition)
@@ -105,7 +108,7 @@ export function createMcpTool(
       const destructive = annotations?.destructiveHint === true ? ' (the server marks it destructive)' : '';
       return {
         type: 'ask',
-        permissionType: name,
+        permissionType,
         summary: `call ${remoteName} on the MCP server ${server}${destructive}`,
       };
     },
