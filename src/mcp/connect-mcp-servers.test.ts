@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startMcpHttpServer } from '../../test/support/mcp/mcp-http-server.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
@@ -15,6 +16,9 @@ import { connectMcpServers, McpServerUnavailableError } from './index.js';
 const require = createRequire(import.meta.url);
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const filesystem = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const askingServer = fileURLToPath(
+  new URL('../../test/support/mcp/crashing-stdio-server.mjs', import.meta.url),
+);
 const shared = { optional: false, trustAnnotations: false, timeoutMs: 10_000 } as const;
 const folder = mkdtempSync(path.join(os.tmpdir(), 'holdfast-mcp-files-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -126,6 +130,20 @@ describe('the README example', () => {
       users: [],
       groups: ['S0ONCALL01'],
     });
+  });
+});
+
+describe('a server that asks holdfast back', () => {
+  it('cannot have holdfast sample its model or ask its user: neither capability is offered', async () => {
+    const { source } = await connect([stdio('asker', [askingServer])]);
+    const askBack = source.tools().find((tool) => tool.name === 'asker__ask_back');
+    const result = await askBack?.execute({}, toolContext());
+    // The SDK's server checks elicitation against what the client offered before it sends anything;
+    // sampling it sends, and holdfast answers that it has no such method.
+    expect(result?.split('\n')).toEqual([
+      'sampling refused: MCP error -32601: Method not found',
+      'elicitation refused: Client does not support form elicitation.',
+    ]);
   });
 });
 

@@ -20,5 +20,30 @@ server.registerTool(
     content: [{ type: 'text', text: `hello ${name}` }],
   }),
 );
+// Asks the client to sample its model and to ask its user; answers with what became of each request.
+server.registerTool(
+  'ask_back',
+  { description: 'Asks the client for a completion and for input.' },
+  async () => {
+    const outcome = (request) =>
+      request.then(
+        (answer) => `answered: ${JSON.stringify(answer)}`,
+        (error) => `refused: ${error.message}`,
+      );
+    const sampling = await outcome(
+      server.server.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+        maxTokens: 10,
+      }),
+    );
+    const elicitation = await outcome(
+      server.server.elicitInput({
+        message: 'Which cluster?',
+        requestedSchema: { type: 'object', properties: { cluster: { type: 'string' } } },
+      }),
+    );
+    return { content: [{ type: 'text', text: `sampling ${sampling}\nelicitation ${elicitation}` }] };
+  },
+);
 process.stderr.write(`crashing-test started with token ${process.env.CRASHY_TOKEN ?? 'none'}\n`);
 await server.connect(new StdioServerTransport());
