@@ -16,9 +16,7 @@ import { connectMcpServers, McpServerUnavailableError } from './index.js';
 const require = createRequire(import.meta.url);
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const filesystem = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
-const askingServer = fileURLToPath(
-  new URL('../../test/support/mcp/crashing-stdio-server.mjs', import.meta.url),
-);
+const askingServer = fileURLToPath(new URL('../../test/support/mcp/stdio-test-server.mjs', import.meta.url));
 const shared = { optional: false, trustAnnotations: false, timeoutMs: 10_000 } as const;
 const folder = mkdtempSync(path.join(os.tmpdir(), 'holdfast-mcp-files-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

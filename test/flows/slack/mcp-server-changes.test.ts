@@ -6,7 +6,7 @@ import { startMcpHttpServer } from '../../support/mcp/mcp-http-server.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { channel, people, readRows, startSlackHarness, waitForCard } from './slack-harness.js';
 
-const crashingServer = fileURLToPath(new URL('../../support/mcp/crashing-stdio-server.mjs', import.meta.url));
+const testServer = fileURLToPath(new URL('../../support/mcp/stdio-test-server.mjs', import.meta.url));
 
 function writeConfig(servers: Record<string, unknown>, policy?: string) {
   const dir = tempDir('holdfast-mcp-');
@@ -119,7 +119,7 @@ describe('a local MCP server that crashes', () => {
       {
         crashy: {
           command: process.execPath,
-          args: [crashingServer],
+          args: [testServer],
           // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own reference syntax
           env: { CRASHY_TOKEN: '${CRASHY_TOKEN}' },
         },

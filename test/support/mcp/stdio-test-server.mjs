@@ -1,5 +1,6 @@
-// A real MCP server over stdio whose `crash` tool ends the process in the middle of the call, and whose
-// `hello` tool answers; each start writes a line to stderr, with the variable its entry passed on.
+// A real MCP server over stdio, built with the SDK: `crash` ends the process in the middle of the call,
+// `hello` answers, `ask_back` asks the client to sample and to elicit. Each start writes a line to stderr
+// with the variable its entry passed on.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
