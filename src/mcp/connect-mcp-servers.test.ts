@@ -11,7 +11,7 @@ import { loadPolicyFile } from '../approvals/load-policy.js';
 import { approversFor } from '../approvals/policy-lookup.js';
 import { loadMcpServers, type McpServerConfig } from '../config-mcp-servers.js';
 import { policyVocabulary } from '../tools/index.js';
-import { connectMcpServers, McpServerUnavailableError } from './index.js';
+import { connectMcpServers, McpServersUnavailableError, McpServerUnavailableError } from './index.js';
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -86,6 +86,22 @@ describe('connectMcpServers', () => {
     await expect(failing).rejects.toThrow(
       /^MCP server "broken" could not start: .*Fix its entry in HOLDFAST_MCP_CONFIG .* or mark it "optional": true/,
     );
+  });
+
+  it('names every server that cannot start, one line each', async () => {
+    const failing = connect([
+      stdio('first', ['-e', 'process.exit(2)']),
+      stdio('second', ['-e', 'process.exit(2)']),
+    ]);
+    await expect(failing).rejects.toBeInstanceOf(McpServersUnavailableError);
+    const message = await failing.then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(message.split('\n').map((line) => line.slice(0, 35))).toEqual([
+      'MCP server "first" could not start:',
+      'MCP server "second" could not start',
+    ]);
   });
 
   it('starts without an optional server, and says so', async () => {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Tool } from '../agent/tool.js';
 import type { McpServerConfig } from '../config-mcp-servers.js';
 import { describeError } from '../errors.js';
+import { McpServersUnavailableError } from './mcp-errors.js';
 import { McpServerConnection, type McpServerState } from './mcp-server-connection.js';
 import { createMcpTool } from './mcp-tool.js';
 
@@ -55,13 +56,15 @@ export async function connectMcpServers(
   const closeAll = () =>
     Promise.all(connections.map((connection) => connection.close())).then(() => undefined);
   const started = await Promise.allSettled(connections.map((connection) => connection.start()));
-  const failure = started.find(
+  const failures = started.filter(
     (outcome, index): outcome is PromiseRejectedResult =>
       outcome.status === 'rejected' && !connections[index]?.config.optional,
   );
-  if (failure) {
+  if (failures.length > 0) {
     await closeAll();
-    throw failure.reason;
+    // Every server that could not start is named at once, one line each.
+    if (failures.length === 1) throw failures[0]?.reason;
+    throw new McpServersUnavailableError(failures.map((failure) => failure.reason as Error));
   }
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
   const made = new Map<string, Tool>();

@@ -16,6 +16,14 @@ export class McpServerUnavailableError extends HoldfastError {
   }
 }
 
+/** Several servers could not start: each one's line, together. */
+export class McpServersUnavailableError extends HoldfastError {
+  readonly code = 'mcp_server_unavailable';
+  constructor(readonly failures: readonly Error[]) {
+    super(failures.map((failure) => failure.message).join('\n'), { cause: failures[0] });
+  }
+}
+
 /** A call the server could not take or finish: its connection closed, or it stopped answering. */
 export class McpCallFailedError extends HoldfastError {
   readonly code = 'mcp_call_failed';
