@@ -48,8 +48,13 @@ export async function decideApproval(
     await recordRefusal(deps, click, mismatch, approval);
     return { type: 'refused', reason: mismatch, approval };
   }
-  // Consent is to the tool as the card showed it: allowing a tool whose definition changed since is
-  // refused, and denying it stays possible.
+  const refusal = await refusalFor(deps, approval, request.userId, request.action);
+  if (refusal && approval.decision === null) {
+    await recordRefusal(deps, click, refusal, approval);
+    return { type: 'refused', reason: refusal, approval };
+  }
+  // Consent is to the tool as the card showed it: someone who may decide cannot allow a tool whose
+  // definition changed since, and may still deny it.
   if (approval.decision === null && request.action !== 'deny' && (await deps.definitionChanged?.(approval))) {
     await recordRefusal(deps, click, 'definition-changed', approval);
     // The thread hears of it once, so the requester and the other approvers know why it cannot be allowed.
@@ -69,11 +74,6 @@ export async function decideApproval(
       options.deliverAs,
     );
     return { type: 'refused', reason: 'definition-changed', approval };
-  }
-  const refusal = await refusalFor(deps, approval, request.userId, request.action);
-  if (refusal && approval.decision === null) {
-    await recordRefusal(deps, click, refusal, approval);
-    return { type: 'refused', reason: refusal, approval };
   }
   let edit: DecisionInput['edit'];
   if (editing && !refusal && approval.decision === null) {
