@@ -58,6 +58,8 @@ describe('an MCP server as a tool source', () => {
     });
     expect(String(card.call.params.text)).toContain('everything__echo');
     expect(JSON.stringify(card.call.params.blocks)).toContain('call echo on the MCP server everything');
+    // The card names the server: each MCP tool asks under the permission type `mcp:<server>`.
+    expect(JSON.stringify(card.call.params.blocks)).toContain('*Permission*\\nmcp:everything');
 
     const secondModel = new ScriptedChatModel([reply.text('The server echoed it.')]);
     await slack.restart({ model: secondModel });
