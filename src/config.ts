@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ApproverReach } from './approvals/approver-reach.js';
 import { type DeployServices, deployServicesHint, parseDeployServices } from './config-deploy-services.js';
 import { boolean, duration, integer, list, onOff, optionalText, url } from './config-fields.js';
+import { loadMcpServers, type McpServerConfig } from './config-mcp-servers.js';
 import { checkToolEnvNames, configuredSecrets, readUtf8, resolveFileVariables } from './config-secrets.js';
 import { type SlackMode, slackHints, slackMode } from './config-slack-mode.js';
 import { slackToken } from './config-slack-tokens.js';
@@ -52,6 +53,8 @@ export interface Config {
   readonly sqlUrl?: string;
   readonly deployServices: DeployServices;
   readonly plugins: readonly string[];
+  /** `HOLDFAST_MCP_CONFIG`: the MCP servers whose tools are offered beside the built-ins. */
+  readonly mcpServers: readonly McpServerConfig[];
   readonly instructions?: string;
   readonly maxConcurrentTurns: number;
   /** `HOLDFAST_LIVE_ANSWERS`: show answers as they are written (on) or only once complete (off). */
@@ -145,6 +148,7 @@ const envSchema = z.object({
   HOLDFAST_SQL_URL: optionalText,
   HOLDFAST_DEPLOY_SERVICES: optionalText,
   HOLDFAST_PLUGINS: list(z.string().min(1), 'module paths'),
+  HOLDFAST_MCP_CONFIG: optionalText,
   HOLDFAST_TOOL_ENV: list(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names'), 'variable names'),
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
@@ -209,7 +213,12 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration:\n  ${issues.join('\n  ')}`, issues);
   }
   const e = parsed.data;
-  const { secrets, toolEnv } = configuredSecrets(env);
+  const { secrets: envSecrets, toolEnv } = configuredSecrets(env);
+  const mcp = loadMcpServers(e.HOLDFAST_MCP_CONFIG, { env, cwd, readFile: sources.readFile ?? readUtf8 });
+  const secrets = [
+    ...envSecrets,
+    ...mcp.secrets.filter((secret) => !envSecrets.some((known) => known.value === secret.value)),
+  ];
   const slack = slackMode(e);
   return {
     slack,
@@ -249,6 +258,7 @@ export function loadConfig(
     sqlUrl: e.HOLDFAST_SQL_URL,
     deployServices: parseDeployServices(e.HOLDFAST_DEPLOY_SERVICES),
     plugins: e.HOLDFAST_PLUGINS.map((plugin) => path.resolve(cwd, plugin)),
+    mcpServers: mcp.servers,
     instructions: e.HOLDFAST_INSTRUCTIONS,
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
     liveAnswers: e.HOLDFAST_LIVE_ANSWERS === 'on',

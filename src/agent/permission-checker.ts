@@ -19,6 +19,8 @@ export interface PermissionRequest {
   readonly args: unknown;
   readonly argsHash: string;
   readonly toolPermission: ToolPermission;
+  /** The hash binds the tool's definition too (see `hashCall`): a mismatch may be a changed tool. */
+  readonly definitionBound?: boolean;
   /**
    * The call's request as the caller already read it (null: the call has none), so it is not read twice;
    * undefined when the caller did not read it.

@@ -5,7 +5,7 @@ import type { NewApproval, Store } from '../store/store.js';
 import { TurnAbortedError } from './agent-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
-import { hashArguments } from './hash-arguments.js';
+import { hashCall } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import { interruptedResult, notRunResult } from './not-run-result.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
@@ -176,13 +176,14 @@ async function planCall(
   }
   const args = parsed.data;
   // Hashed once per call: the approval row, the ledger and the check on resume all compare this value.
-  const argsHash = hashArguments(call.arguments);
+  const argsHash = hashCall(tool, args, call.arguments);
   const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   const verdict = await deps.permissions.decide(site, {
     toolName: tool.name,
     args,
     argsHash,
     toolPermission: await tool.permission(args, toolContext(site, tool, batch, deps)),
+    definitionBound: tool.definitionHash !== undefined,
     stored,
   });
   switch (verdict.type) {

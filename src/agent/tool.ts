@@ -83,6 +83,11 @@ export interface Tool<Args = unknown> {
    * Undefined when a tool does not say (a plugin with a `permission` function of its own).
    */
   readonly permissionTypes?: readonly string[];
+  /**
+   * A digest of a definition the tool does not own (an MCP server's name, description and input schema),
+   * read at each call: approvals bind it with the arguments, so a changed definition voids a card.
+   */
+  readonly definitionHash?: string;
   parse(input: unknown): { success: true; data: Args } | { success: false; error: string };
   permission(args: Args, ctx: ToolContext): ToolPermission | Promise<ToolPermission>;
   /** Where a call with these (unparsed, as stored) arguments runs and what it may change, for its card. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { hashArguments } from '../agent/hash-arguments.js';
+import { hashCall } from '../agent/hash-arguments.js';
 import { KeyValueState } from '../agent/kv.js';
 import type { Tool, ToolContext } from '../agent/tool.js';
 import type { Approval } from '../store/records.js';
@@ -55,7 +55,7 @@ export async function checkEdit(
     };
   }
   const argumentsText = JSON.stringify(parsed.data) ?? '{}';
-  const argsHash = hashArguments(argumentsText);
+  const argsHash = hashCall(tool, parsed.data, argumentsText);
   if (argsHash === approval.argsHash) return { type: 'unchanged' };
   const args = isRecord(parsed.data) ? parsed.data : {};
   const rule = matchRules(deps.policy.rules, { toolName: tool.name, args });

@@ -19,4 +19,9 @@ export interface DecideApprovalDeps {
   readonly checkEdit?: (approval: Approval, edited: unknown) => Promise<EditCheck>;
   /** Reads a clicked message back when it is not a recorded card; without it such a click is refused. */
   readonly cards?: CardLookup;
+  /**
+   * Whether the tool's definition (an MCP server's) is no longer the one the request was made for: the
+   * card showed that definition, so a click on it cannot allow another.
+   */
+  readonly definitionChanged?: (approval: Approval) => Promise<boolean>;
 }

@@ -1,3 +1,4 @@
+import { outboxKeys } from '../outbox/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
 import { bindingMismatch, isRecordedCard } from './binding-mismatch.js';
@@ -72,6 +73,28 @@ export async function decideApproval(
   if (refusal && approval.decision === null) {
     await recordRefusal(deps, click, refusal, approval);
     return { type: 'refused', reason: refusal, approval };
+  }
+  // Consent is to the tool as the card showed it: someone who may decide cannot allow a tool whose
+  // definition changed since, and may still deny it.
+  if (approval.decision === null && request.action !== 'deny' && (await deps.definitionChanged?.(approval))) {
+    await recordRefusal(deps, click, 'definition-changed', approval);
+    // The thread hears of it once, so the requester and the other approvers know why it cannot be allowed.
+    await deps.store.outbox.enqueue(
+      [
+        {
+          key: outboxKeys.turnNotice(approval.turnId, `tool-changed:${approval.requestId}`),
+          conversationId: approval.conversationId,
+          turnId: approval.turnId,
+          message: {
+            type: 'turn-notice',
+            turnId: approval.turnId,
+            notice: { type: 'tool-changed', tool: approval.toolName },
+          },
+        },
+      ],
+      options.deliverAs,
+    );
+    return { type: 'refused', reason: 'definition-changed', approval };
   }
   let edit: DecisionInput['edit'];
   if (editing && !refusal && approval.decision === null) {

@@ -21,6 +21,12 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
       );
     case 'workspace-mismatch':
       return 'This click came from another Slack workspace or organisation than the request, so nothing was changed.';
+    case 'definition-changed':
+      return (
+        `The server behind \`${approval.toolName}\` changed that tool (its description or arguments) after this ` +
+        'request was made, so nothing was changed: what you were shown is no longer what would run. Deny ' +
+        'this request, and ask for the call again to see the tool as it is now.'
+      );
     case 'arguments-mismatch':
       if (approval.edit && approval.decision === null) {
         return (

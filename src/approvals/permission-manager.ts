@@ -141,7 +141,19 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
 
 function decisionFrom(approval: Approval, request: PermissionRequest): PermissionVerdict {
   // The card shows the row's arguments, so they must match the call as well as its hash does.
-  if (approval.argsHash !== request.argsHash || !sameStoredArguments(approval.arguments, request.args)) {
+  const sameArguments = sameStoredArguments(approval.arguments, request.args);
+  if (approval.argsHash !== request.argsHash && sameArguments && request.definitionBound) {
+    // The arguments are the ones approved; what changed is the tool, which its server redefined since.
+    return {
+      type: 'denied',
+      source: 'approval',
+      reason:
+        'the tool changed after this call was approved (its server changed its description or arguments), so the call was refused.',
+      guidance:
+        'Tell the user the tool changed; call it again only if they still want it, so it is approved as it is now.',
+    };
+  }
+  if (approval.argsHash !== request.argsHash || !sameArguments) {
     return {
       type: 'denied',
       source: 'approval',

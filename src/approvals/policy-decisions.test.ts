@@ -4,9 +4,10 @@ import { newTurn, thread } from '../../test/support/store-rows.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { createTestClock } from '../../test/support/test-clock.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
-import { hashArguments } from '../agent/hash-arguments.js';
+import { hashArguments, hashCall } from '../agent/hash-arguments.js';
 import type { ToolPermission } from '../agent/tool.js';
 import { conversationId } from '../store/conversation-id.js';
+import type { Approval } from '../store/records.js';
 import { createPermissionManager } from './permission-manager.js';
 import { type Policy, policySchema } from './policy.js';
 
@@ -250,5 +251,66 @@ describe('policy decisions', () => {
       const audit = await store.audit.list({ conversationId: conversation });
       expect(audit.map((event) => event.kind)).toContain('tool.denied_by_policy');
     }
+  });
+});
+
+describe('a stored decision for a tool bound to its definition', () => {
+  it('refuses the call, saying the tool changed, when only the definition differs from the approved one', async () => {
+    const { store } = openTestStore(tempDir().file('holdfast.db'));
+    const manager = createPermissionManager({
+      store,
+      policy: policySchema.parse({}),
+      logger: createTestLogger().logger,
+    });
+    const args = { service: 'web', replicas: 3 };
+    const approved: Approval = {
+      requestId: 'apr_definition_test_0001',
+      conversationId: 'T1:C1:1700000000.000100',
+      transcriptId: 'T1:C1:1700000000.000100',
+      toolCallId: 'call_1',
+      turnId: 'turn_1',
+      toolName: 'ops__scale',
+      permissionType: 'ops__scale',
+      summary: 'call scale on the MCP server ops',
+      arguments: args,
+      argsHash: hashCall({ definitionHash: 'definition-shown-on-the-card' }, args, ''),
+      reason: null,
+      requestedBy: 'UREQUESTER',
+      requiredApprovals: 1,
+      approvedBy: ['UAPPROVER'],
+      createdAt: 0,
+      expiresAt: 1,
+      resolvedAt: 1,
+      decision: 'allowed',
+      decidedBy: 'UAPPROVER',
+      decisionReason: null,
+      always: false,
+      cards: [],
+      edit: null,
+    };
+    const verdict = await manager.decide(
+      {
+        conversationId: approved.conversationId,
+        channelId: 'C1',
+        transcriptId: approved.transcriptId,
+        turnId: 'turn_1',
+        toolCallId: 'call_1',
+        requestedBy: 'UREQUESTER',
+        fence: { turnId: 'turn_1', owner: 'proc-a', token: 1 },
+      },
+      {
+        toolName: 'ops__scale',
+        args,
+        argsHash: hashCall({ definitionHash: 'definition-the-server-has-now' }, args, ''),
+        toolPermission: ask,
+        definitionBound: true,
+        stored: approved,
+      },
+    );
+    expect(verdict).toMatchObject({
+      type: 'denied',
+      source: 'approval',
+      reason: expect.stringMatching(/^the tool changed after this call was approved/),
+    });
   });
 });

@@ -6,7 +6,9 @@ export type RefusalReason =
   /** A click on a message that is not a recorded card, when the chat service could not be asked about it. */
   | 'origin-unconfirmed'
   | 'workspace-mismatch'
-  | 'arguments-mismatch';
+  | 'arguments-mismatch'
+  /** The tool's definition changed after the card was made (an MCP server changed it). */
+  | 'definition-changed';
 
 /** Why a click changed nothing, as the audit table records it. */
 export type RefusalRecord =

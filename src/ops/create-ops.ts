@@ -51,7 +51,7 @@ export interface Ops {
   /** For `createSlackWebApi`'s `onRetry`: a call sent again once its method's rate limit had passed. */
   slackRetried(): void;
   /** `/health`, `/ready` and `/metrics`: ready while the database and `slack` answer. */
-  endpoints(slack: () => Promise<unknown>): OpsEndpoints;
+  endpoints(slack: () => Promise<unknown>, details?: () => Record<string, unknown>): OpsEndpoints;
 }
 
 export function createOps(options: OpsOptions): Ops {
@@ -106,8 +106,9 @@ export function createOps(options: OpsOptions): Ops {
       const label = /^[a-z0-9_]{1,64}$/.test(error.slackError) ? error.slackError : 'other';
       metrics.slackErrors.inc({ method: error.method, error: label });
     },
-    endpoints: (slack) => ({
+    endpoints: (slack, details) => ({
       registry,
+      details,
       metricsToken: options.metricsToken,
       fault: () => store.fault?.(),
       readiness: createReadiness({

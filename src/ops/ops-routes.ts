@@ -12,6 +12,8 @@ export interface OpsEndpoints {
   readonly readiness: () => Promise<ReadinessReport>;
   /** A fault only a restart clears (see `Store.fault`): `/health` fails while there is one. */
   readonly fault?: () => Error | undefined;
+  /** What `/health` adds about parts that may be missing without failing it (optional MCP servers). */
+  readonly details?: () => Record<string, unknown>;
 }
 
 export type OpsRoute = (request: IncomingMessage, response: ServerResponse) => void;
@@ -43,7 +45,7 @@ export function opsRoutes(
       const fault = endpoints.fault?.();
       if (fault)
         reply(response, 503, 'application/json', JSON.stringify({ ok: false, error: fault.message }));
-      else reply(response, 200, 'application/json', JSON.stringify({ ok: true }));
+      else reply(response, 200, 'application/json', JSON.stringify({ ok: true, ...endpoints.details?.() }));
     },
     '/ready': (_request, response) =>
       answer(response, async () => {

@@ -26,6 +26,8 @@ export const turnNoticeSchema = z.discriminatedUnion('type', [
     expiresAt: z.number().nullable(),
     usesLeft: z.number().nullable(),
   }),
+  /** A request can no longer be allowed: its tool's server changed the tool after the card was made. */
+  z.object({ type: z.literal('tool-changed'), tool: z.string() }),
 ]);
 export type TurnNotice = z.output<typeof turnNoticeSchema>;
 

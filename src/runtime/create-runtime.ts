@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hashCall } from '../agent/hash-arguments.js';
 import type { TurnRunner } from '../agent/turn-runner.js';
 import { checkEdit, type EditCheck } from '../approvals/check-edit.js';
 import {
@@ -150,11 +151,18 @@ export class Runtime {
         logger: this.#options.logger,
         checkEdit: (approval, edited) => this.checkEdit(approval, edited),
         cards: this.#options.cards,
+        definitionChanged: (approval) => this.#definitionChanged(approval),
       },
       request,
       { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },
     );
-    if (outcome.type === 'decided' || outcome.type === 'expired' || outcome.type === 'vote-recorded') {
+    const told = outcome.type === 'refused' && outcome.reason === 'definition-changed';
+    if (
+      outcome.type === 'decided' ||
+      outcome.type === 'expired' ||
+      outcome.type === 'vote-recorded' ||
+      told
+    ) {
       this.outbox?.kick(outcome.approval.conversationId);
     }
     if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !start.started) {
@@ -198,6 +206,16 @@ export class Runtime {
       approval,
       edited,
     );
+  }
+
+  /** Whether the request's tool binds a definition (see `hashCall`) other than the one it has now. */
+  async #definitionChanged(approval: Approval): Promise<boolean> {
+    const conversation = await this.store.conversations.get(approval.conversationId);
+    const tool = conversation
+      ? this.agents.get(conversation).tools.find((candidate) => candidate.name === approval.toolName)
+      : undefined;
+    if (tool?.definitionHash === undefined) return false;
+    return hashCall(tool, approval.arguments, '') !== approval.argsHash;
   }
 
   /** Someone pressed Stop on a turn (see `stopTurn`); the thread's next queued turn may start. */

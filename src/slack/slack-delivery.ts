@@ -251,7 +251,9 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
               ? stoppedNotice(message.notice.by)
               : message.notice.type === 'grant-used'
                 ? buildGrantNotice(message.notice)
-                : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
+                : message.notice.type === 'tool-changed'
+                  ? buildThreadNotice({ type: 'refused', detail: toolChangedDetail(message.notice.tool) })
+                  : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
             part.index,
@@ -284,4 +286,12 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
 function stoppedNotice(userId: string): SlackMessage {
   const text = `⏹️ Stopped by ${mentionUser(userId)}.`;
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** Plain text: `buildThreadNotice` escapes it. */
+function toolChangedDetail(tool: string): string {
+  return (
+    `The server behind ${tool} changed that tool after approval was asked for, so this request can no ` +
+    'longer be allowed: what the card shows is not what would run. Deny it, and ask again to see the tool as it is now.'
+  );
 }

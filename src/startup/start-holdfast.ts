@@ -6,6 +6,7 @@ import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
 import type { Config } from '../config.js';
 import { createHttpTransport } from '../http/http-transport.js';
 import type { LocalWorkspace } from '../local/start-local-workspace.js';
+import { connectMcpServers, mcpHealth } from '../mcp/index.js';
 import { createOps } from '../ops/create-ops.js';
 import { opsRoutes, startOpsServer } from '../ops/ops-routes.js';
 import { Runtime } from '../runtime/create-runtime.js';
@@ -17,6 +18,7 @@ import { attachSlack } from '../slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
 import { createSlackCardLookup } from '../slack/slack-card-lookup.js';
 import { ProcessGroups, policyVocabulary } from '../tools/index.js';
+import { toolEnvironment } from '../tools/tool-environment.js';
 import {
   buildModel,
   checkClient,
@@ -28,6 +30,7 @@ import {
 import { connectSlack } from './connect-slack.js';
 import type { Holdfast, HoldfastOverrides } from './holdfast.js';
 import { localCredentialSecrets, makeLocalCredentials } from './local-credentials.js';
+import { offeredTools } from './offered-tools.js';
 import { openLocalMode } from './open-local-mode.js';
 import { databaseLabel, openStore } from './open-store.js';
 import { buildSlackPorts } from './slack-ports.js';
@@ -46,32 +49,48 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   const now = overrides.now ?? Date.now;
   // The commands tools run are in process groups of their own: holdfast ends them before it exits.
   const processGroups = new ProcessGroups();
-  const tools = await loadTools(config, overrides.tools, processGroups);
-  const effectsOf = effectsOfTools(tools);
-  // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
-  // the process open, so a start that fails before the closers exist leaves nothing running.
-  const transport = createHttpTransport();
-  const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
-  // Every mistake a first install can make is found here, before anything listens or writes, and reported
-  // together: one line for each, naming the variable to change.
-  const vocabulary = policyVocabulary(tools);
-  const checked = await requireChecks(
-    startupChecks(config, {
-      vocabulary,
-      slackClient: checkClient(config, logger),
-      openai,
-      localPort: overrides.localWorkspace?.port,
-    }),
-  );
-  for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
-    logger.warn({ check: report.name }, describeReport(report));
-  let policy = withEnvironmentApprovers(
-    config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
-    config,
-  );
+  // MCP servers start first: their tools are named in the policy like any other, and a server that
+  // cannot start stops start-up here, naming itself.
+  const mcp = await connectMcpServers(config.mcpServers, {
+    logger,
+    redact,
+    baseEnv: toolEnvironment(config.toolEnv),
+  });
+  const prepared = await (async () => {
+    const tools = await loadTools(config, [...mcp.tools(), ...(overrides.tools ?? [])], processGroups);
+    // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
+    // the process open, so a start that fails before the closers exist leaves nothing running.
+    const transport = createHttpTransport();
+    const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
+    // Every mistake a first install can make is found here, before anything listens or writes, and reported
+    // together: one line for each, naming the variable to change.
+    const vocabulary = policyVocabulary(tools);
+    const checked = await requireChecks(
+      startupChecks(config, {
+        vocabulary,
+        slackClient: checkClient(config, logger),
+        openai,
+        localPort: overrides.localWorkspace?.port,
+      }),
+    );
+    for (const report of checked.filter((entry) => entry.outcome.type === 'warning'))
+      logger.warn({ check: report.name }, describeReport(report));
+    const policy = withEnvironmentApprovers(
+      config.policyPath ? loadPolicyFile(config.policyPath, vocabulary) : emptyPolicy,
+      config,
+    );
 
-  makeWorkdir(config.workdir);
-  const opened = await openStore(config, { now, logger, clock: overrides.now });
+    makeWorkdir(config.workdir);
+    const opened = await openStore(config, { now, logger, clock: overrides.now });
+    return { tools, transport, openai, policy, opened };
+  })().catch(async (error: unknown) => {
+    await mcp.close();
+    throw error;
+  });
+  const { tools, transport, openai, opened } = prepared;
+  const effectsOf = effectsOfTools(tools);
+  const startMcp = new Set(mcp.tools());
+  let policy = prepared.policy;
   // Decisions, tools, the model and Slack calls are counted and logged by wrapping them here, once.
   const ops = createOps({
     registry: overrides.metricsRegistry,
@@ -83,7 +102,11 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   });
   const store = ops.store;
   const damage = opened.damage;
-  const closers: Array<() => Promise<void> | void> = [() => store.close(), () => transport.close()];
+  const closers: Array<() => Promise<void> | void> = [
+    () => store.close(),
+    () => transport.close(),
+    () => mcp.close(),
+  ];
 
   try {
     const model = ops.model(overrides.model ?? buildModel(config, openai, logger));
@@ -110,7 +133,11 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     const connection = await connectSlack(mode, logger, ops, transport);
     const { identity } = connection;
     // Readiness asks with the client that does not retry: a probe wants the answer now.
-    const endpoints = ops.endpoints(() => connection.deliveryClient.auth.test());
+    const endpoints = ops.endpoints(
+      () => connection.deliveryClient.auth.test(),
+      // An optional server that is down leaves holdfast healthy, but says so.
+      config.mcpServers.length > 0 ? () => ({ mcpServers: mcpHealth(mcp.states()) }) : undefined,
+    );
     const app = createBoltApp({
       mode,
       logger,
@@ -144,7 +171,15 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       store,
       model,
       policy,
-      tools: ops.tools(tools),
+      tools:
+        config.mcpServers.length === 0
+          ? ops.tools(tools)
+          : offeredTools({
+              fixed: tools.filter((tool) => !startMcp.has(tool)),
+              mcp,
+              observe: ops.tools,
+              logger,
+            }),
       directory: slack,
       cards: createSlackCardLookup({ slack, logger }),
       logger,
@@ -167,6 +202,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       redact,
       watch: ops.watch,
     });
+    // Agents are a cache: the next turn of each thread is built with the servers' tools as they are now.
+    mcp.onChange(() => runtime.agents.clear());
     attachSlack({
       app,
       runtime,

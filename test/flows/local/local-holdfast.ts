@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
+import type { ChatModel } from '../../../src/agent/chat-model.js';
 import { loadConfig } from '../../../src/config.js';
 import { startHoldfast } from '../../../src/main.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -19,19 +20,29 @@ export interface LocalHoldfast {
  * Starts holdfast with no Slack token and no OpenAI key, on a free port and a fresh database, stopped
  * when the test finishes. Call it inside a test.
  */
-export async function startLocalHoldfast(dirPrefix = 'holdfast-local-'): Promise<LocalHoldfast> {
+export async function startLocalHoldfast(
+  dirPrefix = 'holdfast-local-',
+  options: {
+    /** More variables (an MCP config, a policy). */
+    readonly env?: Record<string, string>;
+    /** A model of the test's own instead of the demo model. */
+    readonly model?: ChatModel;
+  } = {},
+): Promise<LocalHoldfast> {
   const dir = tempDir(dirPrefix);
   const config = loadConfig(
     {
       PATH: process.env.PATH ?? '',
       HOLDFAST_DB: path.join(dir.path, 'holdfast.db'),
       HOLDFAST_WORKDIR: path.join(dir.path, 'work'),
+      ...options.env,
     },
     dir.path,
   );
   const holdfast = await startHoldfast(config, {
     logger: createTestLogger().logger,
     localWorkspace: { port: 0 },
+    ...(options.model ? { model: options.model } : {}),
   });
   onTestFinished(() => holdfast.stop());
   if (!holdfast.localUrl) throw new Error('holdfast did not start its local workspace');

@@ -1,0 +1,120 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is the config file's own reference syntax
+import { describe, expect, it } from 'vitest';
+import { loadMcpServers } from './config-mcp-servers.js';
+import { ConfigError } from './errors.js';
+
+function load(json: unknown, env: Record<string, string> = {}, files: Record<string, string> = {}) {
+  const contents: Record<string, string> = { '/etc/holdfast/mcp.json': JSON.stringify(json), ...files };
+  return loadMcpServers('mcp.json', {
+    env,
+    cwd: '/etc/holdfast',
+    readFile: (file) => {
+      const found = contents[file];
+      if (found === undefined) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+      return found;
+    },
+  });
+}
+
+function problemsOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadMcpServers', () => {
+  it('reads stdio and Streamable HTTP servers with their defaults', () => {
+    const { servers } = load({
+      mcpServers: {
+        files: { command: 'node', args: ['server.js', '/srv'], cwd: 'servers' },
+        github: { url: 'https://mcp.example.com/mcp', optional: true, trustAnnotations: true },
+      },
+    });
+    expect(servers).toEqual([
+      {
+        type: 'stdio',
+        name: 'files',
+        command: 'node',
+        args: ['server.js', '/srv'],
+        env: {},
+        cwd: '/etc/holdfast/servers',
+        optional: false,
+        trustAnnotations: false,
+        timeoutMs: 60_000,
+      },
+      {
+        type: 'http',
+        name: 'github',
+        url: 'https://mcp.example.com/mcp',
+        headers: {},
+        optional: true,
+        trustAnnotations: true,
+        timeoutMs: 60_000,
+      },
+    ]);
+  });
+
+  it('resolves ${VAR} from the environment or VAR_FILE, and makes header values secrets', () => {
+    const { servers, secrets } = load(
+      {
+        mcpServers: {
+          k8s: { command: 'k8s-mcp', env: { KUBECONFIG: '${KUBECONFIG}', API_KEY: '${K8S_KEY}' } },
+          github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' } },
+        },
+      },
+      {
+        KUBECONFIG: '/home/ops/.kube/config',
+        K8S_KEY_FILE: '/run/secrets/k8s',
+        GH_TOKEN: 'ghp_header_value_123',
+      },
+      { '/run/secrets/k8s': 'k8s-secret-from-file\n' },
+    );
+    expect(servers[0]).toMatchObject({
+      env: { KUBECONFIG: '/home/ops/.kube/config', API_KEY: 'k8s-secret-from-file' },
+    });
+    expect(servers[1]).toMatchObject({ headers: { Authorization: 'Bearer ghp_header_value_123' } });
+    expect(secrets.map((secret) => secret.value)).toEqual(['k8s-secret-from-file', 'ghp_header_value_123']);
+  });
+
+  it("never hands a server holdfast's own settings, and names what is unset", () => {
+    const message = problemsOf(() =>
+      load(
+        {
+          mcpServers: {
+            files: { command: 'x', env: { TOKEN: '${SLACK_BOT_TOKEN}', OTHER: '${NOT_SET}' } },
+          },
+        },
+        { SLACK_BOT_TOKEN: 'xoxb-1' },
+      ),
+    );
+    expect(message).toContain("mcpServers.files.env.TOKEN: ${SLACK_BOT_TOKEN} is holdfast's own setting");
+    expect(message).toContain(
+      'mcpServers.files.env.OTHER: ${NOT_SET} is not set (set NOT_SET or NOT_SET_FILE)',
+    );
+  });
+
+  it('says which entry is malformed, and what the file should look like when it is not JSON', () => {
+    expect(problemsOf(() => load({ mcpServers: { 'bad name!': { command: 'x' } } }))).toContain(
+      'mcpServers.bad name!',
+    );
+    expect(problemsOf(() => load({ mcpServers: { files: { command: 'x', colour: 'red' } } }))).toContain(
+      'HOLDFAST_MCP_CONFIG (mcp.json) is invalid',
+    );
+    const notJson = problemsOf(() =>
+      loadMcpServers('mcp.json', { env: {}, cwd: '/', readFile: () => '{ nope' }),
+    );
+    expect(notJson).toContain('HOLDFAST_MCP_CONFIG: cannot read mcp.json as JSON');
+    expect(notJson).toContain('{"mcpServers"');
+  });
+
+  it('is empty when HOLDFAST_MCP_CONFIG is not set', () => {
+    expect(loadMcpServers(undefined, { env: {}, cwd: '/', readFile: () => '' })).toEqual({
+      servers: [],
+      secrets: [],
+    });
+  });
+});
