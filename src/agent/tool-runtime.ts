@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store } from '../store/store.js';
+import { TurnStoppedError } from './agent-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { hashArguments } from './hash-arguments.js';
@@ -11,6 +12,7 @@ import type { PermissionChecker, PermissionDecision } from './permission-checker
 import { persistToolResult } from './persist-tool-result.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
+import { outcomeOfOutput, outputText, type ToolOutcome } from './tool-outcome.js';
 import { ToolRefusedError } from './tool-refused-error.js';
 import type { TurnBudget } from './turn-budget.js';
 import type { ReportProgress } from './turn-progress.js';
@@ -117,10 +119,10 @@ export async function runToolBatch(
     message = undefined;
   }
   for (const plan of runFirst) {
-    const content = await runPlan(plan, batch, deps);
-    if (content === undefined) continue;
+    const result = await runPlan(plan, batch, deps);
+    if (result === undefined) continue;
     const site: ToolCallSite = { ...batch.site, toolCallId: plan.call.id };
-    const stored = await persistToolResult(deps, site, content, edits.get(plan.call.id));
+    const stored = await persistToolResult(deps, site, result, edits.get(plan.call.id));
     if (stored) options.onStored(stored);
   }
   if (firstAsk === -1) return;
@@ -129,7 +131,7 @@ export async function runToolBatch(
   if (message) options.onStored(message);
   batch.progress?.({
     type: 'awaiting-approval',
-    calls: plans.slice(firstAsk).map(({ call }) => ({ id: call.id, name: call.name })),
+    calls: plans.slice(firstAsk).map(({ call }) => shownCall(call)),
   });
   throw new ApprovalPending(nonEmpty(approvals), true);
 }
@@ -195,12 +197,55 @@ async function planCall(
   }
 }
 
+/** A call as people watching the turn see it: its tool and what it was asked to do. */
+function shownCall(call: ToolCall) {
+  return { id: call.id, name: call.name, arguments: call.arguments };
+}
+
+/** A call's result: what the model reads, and how the call ended. */
+interface CallResult {
+  readonly content: string;
+  readonly outcome: ToolOutcome;
+}
+
+/** How a call the permission check turned down ended. */
+function notRunOutcome(decision: Extract<PermissionDecision, { type: 'denied' }>): ToolOutcome {
+  switch (decision.source) {
+    case 'expired':
+      return { type: 'expired' };
+    case 'approval':
+      // Without a person it was holdfast: the arguments differed from the approved ones.
+      return decision.by ? { type: 'denied', by: decision.by } : { type: 'refused', by: 'holdfast' };
+    case 'policy':
+      return { type: 'refused', by: 'policy' };
+    default:
+      return { type: 'refused', by: 'holdfast' };
+  }
+}
+
+/**
+ * How a run ended when the turn was cut short under it: Stop killed it, or a shutdown or a lost lease
+ * did, and then what it did is unknown. Undefined when nothing cut it short.
+ */
+function cutShort(signal: AbortSignal): ToolOutcome | undefined {
+  if (!signal.aborted) return undefined;
+  const reason: unknown = signal.reason;
+  if (reason instanceof TurnStoppedError) return { type: 'stopped', by: reason.stoppedBy };
+  return { type: 'interrupted' };
+}
+
 /** Runs one planned call; returns its result, or undefined when it has none to record. */
-async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<string | undefined> {
-  if (plan.type === 'answer') return plan.content;
+async function runPlan(
+  plan: CallPlan,
+  batch: ToolBatch,
+  deps: ToolRuntimeDeps,
+): Promise<CallResult | undefined> {
+  if (plan.type === 'answer')
+    return { content: plan.content, outcome: { type: 'refused', by: 'invalid-call' } };
   if (plan.type !== 'run') return undefined;
   const { call, tool, args, argsHash, decision } = plan;
-  if (decision.type === 'denied') return notRunResult(decision.reason, decision.guidance);
+  if (decision.type === 'denied')
+    return { content: notRunResult(decision.reason, decision.guidance), outcome: notRunOutcome(decision) };
   const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   if (!batch.budget.chargeToolCall()) {
     await deps.store.audit.record({
@@ -214,10 +259,13 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
         limit: batch.budget.limits.toolCalls,
       },
     });
-    return (
-      `Not run: this request has used its budget of ${batch.budget.limits.toolCalls} tool calls. ` +
-      'Answer with what you have, and tell the user the request was too large to finish.'
-    );
+    return {
+      content: notRunResult(
+        `this request has used its budget of ${batch.budget.limits.toolCalls} tool calls.`,
+        'Answer with what you have, and tell the user the request was too large to finish.',
+      ),
+      outcome: { type: 'refused', by: 'holdfast' },
+    };
   }
   const start = (await batch.takeStartedCall(site.transcriptId, call.id))
     ? ({ type: 'started' } as const)
@@ -233,18 +281,21 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
       conversationId: site.conversationId,
       data: { tool: tool.name, toolCallId: call.id, startedAt: start.startedAt },
     });
-    return interruptedResult;
+    return { content: interruptedResult, outcome: { type: 'interrupted' } };
   }
-  const shown = { id: call.id, name: call.name };
+  const shown = shownCall(call);
   batch.progress?.({ type: 'tool-started', call: shown });
+  const finished = (result: CallResult): CallResult => {
+    const outcome = cutShort(batch.signal) ?? result.outcome;
+    batch.progress?.({ type: 'tool-finished', call: shown, outcome });
+    return { content: result.content, outcome };
+  };
   try {
-    const result = await tool.execute(args, toolContext(site, tool, batch, deps));
-    batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'done' });
-    return result;
+    const output = await tool.execute(args, toolContext(site, tool, batch, deps));
+    return finished({ content: outputText(output), outcome: outcomeOfOutput(output) });
   } catch (error) {
     // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
     if (error instanceof ApprovalPending) throw error;
-    batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'failed' });
     if (error instanceof ToolRefusedError) {
       await deps.store.audit.record({
         actor: 'holdfast',
@@ -252,10 +303,14 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
         conversationId: site.conversationId,
         data: { tool: tool.name, toolCallId: call.id, reason: error.message },
       });
-      return error.message;
+      return finished({ content: error.message, outcome: { type: 'refused', by: 'tool' } });
     }
     deps.logger.info({ err: error, tool: tool.name, toolCallId: call.id }, 'tool failed');
-    return `Error: ${tool.name} failed: ${describeError(error)}`;
+    const described = describeError(error);
+    return finished({
+      content: `Error: ${tool.name} failed: ${described}`,
+      outcome: { type: 'failed', error: described },
+    });
   }
 }
 

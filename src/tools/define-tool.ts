@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tool, ToolContext, ToolPermission } from '../agent/tool.js';
+import type { ToolOutput } from '../agent/tool-outcome.js';
 
 export interface ToolDefinition<Schema extends z.ZodType> {
   readonly name: string;
@@ -16,7 +17,7 @@ export interface ToolDefinition<Schema extends z.ZodType> {
    * quorum and expiry overrides may name. Without a `permission` function it is the tool's name.
    */
   readonly permissionTypes?: readonly string[];
-  readonly execute: (args: z.output<Schema>, ctx: ToolContext) => Promise<string> | string;
+  readonly execute: (args: z.output<Schema>, ctx: ToolContext) => Promise<ToolOutput> | ToolOutput;
 }
 
 const toolName = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -4,7 +4,7 @@ import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { ConfigError } from '../errors.js';
 import { defineTool } from './define-tool.js';
 import { deployRefProblem, deployServiceName, describeRefRefusal } from './deploy-ref.js';
-import { describeProcess, runProcess } from './run-process.js';
+import { processOutput, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 
 export interface DeployService {
@@ -82,7 +82,7 @@ export function createDeployTool(options: DeployOptions) {
         outputLimit: 16_000,
         signal: ctx.signal,
       });
-      return describeProcess(outcome, timeoutMs);
+      return processOutput(outcome, timeoutMs);
     },
   });
 }

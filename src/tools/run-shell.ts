@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { describeProcess, runProcess } from './run-process.js';
+import { processOutput, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 import { resolveInWorkdir } from './workdir-path.js';
 
@@ -38,7 +38,7 @@ export function createRunShellTool(options: RunShellOptions) {
         outputLimit: options.outputLimit ?? 16_000,
         signal: ctx.signal,
       });
-      return describeProcess(outcome, options.timeoutMs);
+      return processOutput(outcome, options.timeoutMs);
     },
   });
 }
