@@ -69,7 +69,7 @@ describe('metrics', () => {
     expect(sample(waiting, 'holdfast_approvals_pending')).toBe(1);
     expect(sample(waiting, 'holdfast_approvals_requested_total', '{tool="ops_shell"}')).toBe(1);
     expect(sample(waiting, 'holdfast_turns_total', '{outcome="awaiting_approval"}')).toBe(1);
-    expect(sample(waiting, 'holdfast_model_requests_total', '{outcome="succeeded"}')).toBe(1);
+    expect(sample(waiting, 'holdfast_model_requests_total', '{outcome="ok"}')).toBe(1);
 
     await slack.click('allow', card, { user: people.bob });
     await slack.api.waitFor('chat.postMessage', (call) => call.params.text === 'Done.');
