@@ -5,6 +5,7 @@ import { isStoreFault } from '../store/store-errors.js';
 import { capText } from './cap-text.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { editNote } from './edited-call.js';
+import { type NameOf, nameFor } from './person-name.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
 import type { ToolOutcome } from './tool-outcome.js';
 
@@ -26,6 +27,8 @@ export async function persistToolResult(
     readonly logger: Logger;
     readonly redact: (text: string) => string;
     readonly sleep?: (ms: number) => Promise<void>;
+    /** Names the approver who edited a call in its note; without it the note says "an approver". */
+    readonly nameOf?: NameOf;
   },
   site: ToolCallSite,
   result: { readonly content: string; readonly outcome: ToolOutcome },
@@ -33,7 +36,8 @@ export async function persistToolResult(
 ): Promise<ChatMessage | undefined> {
   const { toolCallId } = site;
   // The note comes after the result, whose first line says what happened (the thread's status reads it).
-  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit))}` : '';
+  const editor = edit ? await nameFor(deps.nameOf, edit.edit.by, 'an approver') : '';
+  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit, editor))}` : '';
   const content = capText(deps.redact(result.content), toolResultLimit - note.length, 'the tool') + note;
   // Kept with the result: a reaction or a task shown after a restart reads how the call ended from here.
   const outcome = redactOutcome(result.outcome, deps.redact);

@@ -10,6 +10,7 @@ import type { KeyValueState } from './kv.js';
 import { interruptedResult, notRunResult } from './not-run-result.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
 import { persistToolResult } from './persist-tool-result.js';
+import type { NameOf } from './person-name.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
 import { outcomeOfOutput, outputText, type ToolOutcome } from './tool-outcome.js';
@@ -25,6 +26,8 @@ export interface ToolRuntimeDeps {
   readonly redact: (text: string) => string;
   /** Waits between retries of a result that could not be saved; injectable so tests need no real time. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** People's names, for sentences about them the model reads and may pass on (never their ids). */
+  readonly nameOf?: NameOf;
 }
 
 export interface ToolBatch {
