@@ -6,11 +6,15 @@ import { tempDir } from '../../support/temp-dir.js';
 import {
   channel,
   countingShellTool,
+  eventually,
+  people,
   readRows,
   type SlackHarness,
   startSlackHarness,
   waitForCard,
 } from './slack-harness.js';
+import { alive, slowJob } from './slow-job.js';
+import { clickStop, stopButtonOf } from './stop-clicks.js';
 
 /** Streams shown at once and appended to as often as there is something new. */
 const live = { showAfterMs: 0, streamIntervalMs: 0, updateIntervalMs: 0 };
@@ -28,7 +32,8 @@ function chunksOf(call: SlackApiCall): Array<Record<string, unknown>> {
 
 /** Every task_update chunk the live message sent, in order. */
 function taskUpdates(slack: SlackHarness): Array<Record<string, unknown>> {
-  return [...slack.api.callsTo('chat.startStream'), ...slack.api.callsTo('chat.appendStream')]
+  return slack.api.calls
+    .filter((call) => /^chat\.(startStream|appendStream|stopStream)$/.test(call.method))
     .flatMap(chunksOf)
     .filter((chunk) => chunk.type === 'task_update');
 }
@@ -124,5 +129,33 @@ describe('a command that fails', () => {
     expect(slack.log.entries.filter((entry) => entry.msg === 'tool ran')).toEqual([
       expect.objectContaining({ tool: 'run_shell', outcome: 'succeeded' }),
     ]);
+  });
+});
+
+describe('a command killed by Stop', () => {
+  it('shows its task as stopped, not done, and logs it as stopped', async () => {
+    const job = slowJob('holdfast-stopped-');
+    const slack = await startSlackHarness({
+      model: new ScriptedChatModel([reply.toolCalls(['slow_job', {}, 'call_job'])]),
+      tools: [job.tool],
+      live,
+    });
+    const threadTs = await slack.mention('run the nightly job');
+    const start = await slack.api.waitFor('chat.startStream', (call) => stopButtonOf(call) !== undefined);
+    const jobPid = await job.started();
+
+    const button = stopButtonOf(start) as { value: string };
+    await clickStop(slack, button.value, people.alice, String(start.response.ts), threadTs);
+    await eventually(() => !alive(jobPid), 'the job to be killed');
+    await slack.api.waitFor('chat.stopStream', (call) => call.params.ts === start.response.ts);
+    await slack.settle();
+
+    const updates = taskUpdates(slack).filter((chunk) => chunk.id === 'call_job');
+    expect(updates.at(-1)).toMatchObject({ status: 'error', details: expect.stringContaining('stopped') });
+    expect(updates.map((chunk) => chunk.status)).not.toContain('complete');
+    expect(slack.log.entries.filter((entry) => entry.msg === 'tool ran')).toEqual([
+      expect.objectContaining({ tool: 'slow_job', outcome: 'stopped' }),
+    ]);
+    expect(reactionsOn(slack, threadTs).added).not.toContain('white_check_mark');
   });
 });
