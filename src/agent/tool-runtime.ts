@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store } from '../store/store.js';
-import { TurnStoppedError } from './agent-errors.js';
 import { ApprovalPending } from './approval-pending.js';
+import { cutShort, notRunOutcome } from './call-outcome.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { hashArguments } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
@@ -209,32 +209,6 @@ function shownCall(call: ToolCall) {
 interface CallResult {
   readonly content: string;
   readonly outcome: ToolOutcome;
-}
-
-/** How a call the permission check turned down ended. */
-function notRunOutcome(decision: Extract<PermissionDecision, { type: 'denied' }>): ToolOutcome {
-  switch (decision.source) {
-    case 'expired':
-      return { type: 'expired' };
-    case 'approval':
-      // Without a person it was holdfast: the arguments differed from the approved ones.
-      return decision.by ? { type: 'denied', by: decision.by } : { type: 'refused', by: 'holdfast' };
-    case 'policy':
-      return { type: 'refused', by: 'policy' };
-    default:
-      return { type: 'refused', by: 'holdfast' };
-  }
-}
-
-/**
- * How a run ended when the turn was cut short under it: Stop killed it, or a shutdown or a lost lease
- * did, and then what it did is unknown. Undefined when nothing cut it short.
- */
-function cutShort(signal: AbortSignal): ToolOutcome | undefined {
-  if (!signal.aborted) return undefined;
-  const reason: unknown = signal.reason;
-  if (reason instanceof TurnStoppedError) return { type: 'stopped', by: reason.stoppedBy };
-  return { type: 'interrupted' };
 }
 
 /** Runs one planned call; returns its result, or undefined when it has none to record. */
