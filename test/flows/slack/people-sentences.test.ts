@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
 import { createDemoChatModel } from '../../../src/local/demo-chat-model.js';
 import {
   channel,
@@ -72,5 +73,21 @@ describe('what a thread is told about a call', () => {
     );
     expect(answer).not.toMatch(/Proposed:|Used instead:|U0BOB|<@/);
     expect(answer).not.toContain('[for the assistant only]');
+  });
+});
+
+describe('an answer that quotes a result whole', () => {
+  it('reaches the thread without the lines meant for the model', async () => {
+    const quoted =
+      'The restart was interrupted: outcome unknown.\n' +
+      '[for the assistant only] Tell the user, and ask them to check the outcome before retrying.\n\n' +
+      'Check the service before trying again.';
+    const slack = await startSlackHarness({ model: new ScriptedChatModel([reply.text(quoted)]) });
+    const threadTs = await slack.mention('what happened to the restart?');
+
+    const answer = await answerIn(slack, threadTs, 'interrupted');
+    expect(answer).toBe(
+      'The restart was interrupted: outcome unknown.\n\nCheck the service before trying again.',
+    );
   });
 });
