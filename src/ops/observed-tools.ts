@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { TurnStoppedError } from '../agent/agent-errors.js';
 import { ApprovalPending } from '../agent/approval-pending.js';
+import { cutShort } from '../agent/call-outcome.js';
 import type { Tool, ToolContext } from '../agent/tool.js';
 import type { ToolOutput } from '../agent/tool-outcome.js';
 import { ToolRefusedError } from '../agent/tool-refused-error.js';
@@ -17,7 +17,7 @@ export interface ObservedToolsDeps {
 }
 
 /** How a run went, in the words of `ToolOutcome` (a nested agent's suspension besides). */
-type ToolRunOutcome = 'succeeded' | 'failed' | 'stopped' | 'refused' | 'suspended';
+type ToolRunOutcome = 'succeeded' | 'failed' | 'stopped' | 'interrupted' | 'refused' | 'suspended';
 
 /**
  * Each tool, timed and counted: one log line per run with its outcome and duration, the turn, the
@@ -50,8 +50,10 @@ function observed(tool: Tool, deps: ObservedToolsDeps): Tool {
               : 'failed';
         throw error;
       } finally {
-        // A run cut short by Stop reads as stopped, whatever the killed process returned.
-        if (ctx.signal.aborted && ctx.signal.reason instanceof TurnStoppedError) outcome = 'stopped';
+        // A run cut short reads as the runtime records it (stopped, or interrupted by a shutdown),
+        // whatever the killed process returned.
+        const cut = outcome === 'suspended' ? undefined : cutShort(ctx.signal);
+        if (cut?.type === 'stopped' || cut?.type === 'interrupted') outcome = cut.type;
         const durationMs = deps.now() - started;
         deps.metrics.toolRuns.inc({ tool: tool.name, outcome });
         if (outcome !== 'suspended')
