@@ -35,7 +35,7 @@ export async function persistToolResult(
   edit?: { readonly call: ToolCall; readonly edit: ApprovalEdit },
 ): Promise<ChatMessage | undefined> {
   const { toolCallId } = site;
-  // The note comes after the result, whose first line says what happened (the thread's status reads it).
+  // The note comes after the result, whose first line says what happened.
   const editor = edit ? await nameFor(deps.nameOf, edit.edit.by, 'an approver') : '';
   const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit, editor))}` : '';
   const content = capText(deps.redact(result.content), toolResultLimit - note.length, 'the tool') + note;

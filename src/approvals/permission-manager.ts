@@ -87,7 +87,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
           conversationId: call.conversationId,
           data: { tool: request.toolName, toolCallId: call.toolCallId, turnId: call.turnId, reason },
         });
-        // The lead is fixed, so the thread's status can tell a refusal by policy from other calls not run.
+        // The lead is fixed, so a reader of the result can tell a refusal by policy from other calls not run.
         const said = rule.rule.reason ? `${policyDenialLead}: ${rule.rule.reason}` : reason;
         return { type: 'denied', source: 'policy', reason: `${said}.`, guidance: 'Do not retry it.' };
       }

@@ -52,10 +52,7 @@ export function wireRuntime(
     },
   });
   // Names for what the model is told about people (who denied or edited a call), so it never repeats an id.
-  const directory = options.directory;
-  const nameOf = directory.userName
-    ? (userId: string) => directory.userName?.(userId) ?? Promise.resolve(undefined)
-    : undefined;
+  const nameOf = options.directory.userName?.bind(options.directory);
   const permissions = createPermissionManager({
     store: options.store,
     policy: options.policy,
