@@ -217,12 +217,19 @@ async function runPlan(
   batch: ToolBatch,
   deps: ToolRuntimeDeps,
 ): Promise<CallResult | undefined> {
+  // A call that is not run is finished too: its task must not stay pending.
+  const notRun = (result: CallResult): CallResult => {
+    batch.progress?.({ type: 'tool-finished', call: shownCall(plan.call), outcome: result.outcome });
+    return result;
+  };
   if (plan.type === 'answer')
-    return { content: plan.content, outcome: { type: 'refused', by: 'invalid-call' } };
+    return notRun({ content: plan.content, outcome: { type: 'refused', by: 'invalid-call' } });
   if (plan.type !== 'run') return undefined;
   const { call, tool, args, argsHash, decision } = plan;
-  if (decision.type === 'denied')
-    return { content: notRunResult(decision.reason, decision.guidance), outcome: notRunOutcome(decision) };
+  if (decision.type === 'denied') {
+    const content = notRunResult(decision.reason, decision.guidance);
+    return notRun({ content, outcome: notRunOutcome(decision) });
+  }
   const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   if (!batch.budget.chargeToolCall()) {
     await deps.store.audit.record({
@@ -236,13 +243,13 @@ async function runPlan(
         limit: batch.budget.limits.toolCalls,
       },
     });
-    return {
+    return notRun({
       content: notRunResult(
         `this request has used its budget of ${batch.budget.limits.toolCalls} tool calls.`,
         'Answer with what you have, and tell the user the request was too large to finish.',
       ),
       outcome: { type: 'refused', by: 'holdfast' },
-    };
+    });
   }
   const start = (await batch.takeStartedCall(site.transcriptId, call.id))
     ? ({ type: 'started' } as const)
@@ -258,7 +265,7 @@ async function runPlan(
       conversationId: site.conversationId,
       data: { tool: tool.name, toolCallId: call.id, startedAt: start.startedAt },
     });
-    return { content: interruptedResult, outcome: { type: 'interrupted' } };
+    return notRun({ content: interruptedResult, outcome: { type: 'interrupted' } });
   }
   const shown = shownCall(call);
   batch.progress?.({ type: 'tool-started', call: shown });

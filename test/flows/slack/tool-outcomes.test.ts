@@ -55,11 +55,20 @@ async function answered(slack: SlackHarness, text: string): Promise<void> {
 
 describe('a command that fails', () => {
   it('shows a failed task named for its command, a reaction that is not a tick, and a log line that says so', async () => {
+    let harness: SlackHarness | undefined;
+    const failedTask = (chunk: Record<string, unknown>) =>
+      chunk.id === 'call_check' && chunk.status === 'error';
     const model = new ScriptedChatModel([
       reply.toolCalls(['run_shell', { command: 'echo checking; exit 2' }, 'call_check']),
-      reply.text('The check failed with exit code 2.'),
+      // The answer waits until the task shows how the call ended: the answer would replace it otherwise.
+      async () => {
+        const slack = harness as SlackHarness;
+        await eventually(() => taskUpdates(slack).some(failedTask), 'the failed task to show');
+        return reply.text('The check failed with exit code 2.');
+      },
     ]);
     const slack = await startSlackHarness({ model, env: { HOLDFAST_POLICY: shellAllowed() }, live });
+    harness = slack;
 
     const threadTs = await slack.mention('run the disk check');
     await slack.api.waitFor('chat.update', (call) => String(call.params.text).includes('exit code 2'));
@@ -129,6 +138,42 @@ describe('a command that fails', () => {
     expect(slack.log.entries.filter((entry) => entry.msg === 'tool ran')).toEqual([
       expect.objectContaining({ tool: 'run_shell', outcome: 'succeeded' }),
     ]);
+  });
+});
+
+describe('a call that is not run', () => {
+  it('shows its task as not run rather than leaving it pending', async () => {
+    const policy = tempDir('holdfast-policy-').file('policy.yml');
+    writeFileSync(policy, 'rules:\n  - tool: run_shell\n    action: deny\n    reason: no shell from chat\n');
+    let harness: SlackHarness | undefined;
+    const refusedTask = (chunk: Record<string, unknown>) =>
+      chunk.id === 'call_rm' && chunk.status === 'error';
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['run_shell', { command: 'rm -rf /var/cache' }, 'call_rm']),
+      // The answer waits until the task shows how the call ended: the answer would replace it otherwise.
+      async () => {
+        const slack = harness as SlackHarness;
+        await eventually(() => taskUpdates(slack).some(refusedTask), 'the refused task to show');
+        return reply.text('That was refused by policy.');
+      },
+    ]);
+    const slack = await startSlackHarness({ model, env: { HOLDFAST_POLICY: policy }, live });
+    harness = slack;
+
+    const threadTs = await slack.mention('clear the cache');
+    await slack.api.waitFor('chat.update', (call) => String(call.params.text).includes('refused by policy'));
+    await slack.settle();
+
+    expect(
+      taskUpdates(slack)
+        .filter((chunk) => chunk.id === 'call_rm')
+        .at(-1),
+    ).toMatchObject({
+      status: 'error',
+      title: 'run_shell: rm -rf /var/cache',
+      details: 'not run',
+    });
+    expect(reactionsOn(slack, threadTs).added).toEqual(['no_entry']);
   });
 });
 
