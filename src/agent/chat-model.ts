@@ -1,3 +1,5 @@
+import type { ToolOutcome } from './tool-outcome.js';
+
 /**
  * The port the agent loop talks to. Owned here, by its consumer; `src/llm` adapts OpenAI (or a script) to
  * it, so nothing in `src/agent` knows which model is behind it.
@@ -37,7 +39,13 @@ export type ChatMessage =
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string; readonly name?: string }
   | { readonly role: 'assistant'; readonly content: string | null; readonly toolCalls?: readonly ToolCall[] }
-  | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string };
+  | {
+      readonly role: 'tool';
+      readonly toolCallId: string;
+      readonly content: string;
+      /** How the call ended, for people (never sent to the model); absent on results stored before it was kept. */
+      readonly outcome?: ToolOutcome;
+    };
 
 export interface ModelReply {
   readonly content: string | null;

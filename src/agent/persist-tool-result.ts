@@ -5,7 +5,9 @@ import { isStoreFault } from '../store/store-errors.js';
 import { capText } from './cap-text.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { editNote } from './edited-call.js';
+import { type NameOf, nameFor } from './person-name.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
+import type { ToolOutcome } from './tool-outcome.js';
 
 /** Any one tool result is kept to this many characters, in the transcript and for the model. */
 export const toolResultLimit = 64_000;
@@ -25,20 +27,30 @@ export async function persistToolResult(
     readonly logger: Logger;
     readonly redact: (text: string) => string;
     readonly sleep?: (ms: number) => Promise<void>;
+    /** Names the approver who edited a call in its note; without it the note says "an approver". */
+    readonly nameOf?: NameOf;
   },
   site: ToolCallSite,
-  output: string,
+  result: { readonly content: string; readonly outcome: ToolOutcome },
   edit?: { readonly call: ToolCall; readonly edit: ApprovalEdit },
 ): Promise<ChatMessage | undefined> {
   const { toolCallId } = site;
-  // The note comes after the result, whose first line says what happened (the thread's status reads it).
-  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit))}` : '';
-  const content = capText(deps.redact(output), toolResultLimit - note.length, 'the tool') + note;
+  // The note comes after the result, whose first line says what happened.
+  const editor = edit ? await nameFor(deps.nameOf, edit.edit.by, 'an approver') : '';
+  const note = edit ? `\n\n${deps.redact(editNote(edit.call, edit.edit, editor))}` : '';
+  const content = capText(deps.redact(result.content), toolResultLimit - note.length, 'the tool') + note;
+  // Kept with the result: a reaction or a task shown after a restart reads how the call ended from here.
+  const outcome = redactOutcome(result.outcome, deps.redact);
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const recorded = await deps.store.transcript.recordToolResult(site.fence, refOf(site), content);
-      return recorded ? { role: 'tool', toolCallId, content } : undefined;
+      const recorded = await deps.store.transcript.recordToolResult(
+        site.fence,
+        refOf(site),
+        content,
+        outcome,
+      );
+      return recorded ? { role: 'tool', toolCallId, content, outcome } : undefined;
     } catch (error) {
       const delay = resultRetryDelaysMs[attempt];
       if (!isStoreFault(error) || delay === undefined) throw error;
@@ -46,4 +58,11 @@ export async function persistToolResult(
       await sleep(delay);
     }
   }
+}
+
+/** An error's words may quote what a tool printed: they are redacted like the result (invariant 9). */
+function redactOutcome(outcome: ToolOutcome, redact: (text: string) => string): ToolOutcome {
+  return outcome.type === 'failed' && outcome.error !== undefined
+    ? { ...outcome, error: redact(outcome.error) }
+    : outcome;
 }

@@ -42,16 +42,22 @@ describe('a failed turn closes the calls it left open', () => {
 
     expect(outcome.type).toBe('failed');
     const results = (await store.transcript.messages(id)).flatMap(({ message }) =>
-      message.role === 'tool' ? [[message.toolCallId, message.content]] : [],
+      message.role === 'tool' ? [[message.toolCallId, message.content, message.outcome]] : [],
     );
     expect(results).toEqual([
       [
         'call_deploy',
-        'interrupted: outcome unknown. The turn failed (internal_error) after this tool started and before ' +
-          'its result was saved, and it is not safe to run it again automatically. Tell the user, and ask ' +
-          'them to check the outcome before retrying.',
+        'interrupted: outcome unknown. The request failed while this was running, before its result was ' +
+          'saved, so it may or may not have done its work. It was not run again, since running it twice ' +
+          'might not be safe.\n[for the assistant only] The turn failed with internal_error. Tell the user, ' +
+          'and ask them to check the outcome before retrying.',
+        { type: 'interrupted' },
       ],
-      ['call_notify', 'Not run: the turn failed before this call ran (internal_error).'],
+      [
+        'call_notify',
+        'Not run: the turn failed before this call ran (internal_error).',
+        { type: 'refused', by: 'holdfast' },
+      ],
     ]);
     const audit = await store.audit.list({ conversationId: id });
     expect(audit.filter((event) => event.kind === 'tool.interrupted').map((event) => event.data)).toEqual([

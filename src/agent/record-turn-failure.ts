@@ -80,6 +80,7 @@ async function closeDanglingCalls(store: Store, turn: Turn, fence: Fence, code: 
       startedAt === undefined
         ? `Not run: the turn failed before this call ran (${code}).`
         : interruptedByFailure(code),
+      startedAt === undefined ? { type: 'refused', by: 'holdfast' } : { type: 'interrupted' },
     );
   }
 }

@@ -4,14 +4,17 @@ import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store } from '../store/store.js';
 import { TurnAbortedError } from './agent-errors.js';
 import { ApprovalPending } from './approval-pending.js';
+import { cutShort, notRunOutcome } from './call-outcome.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { hashCall } from './hash-arguments.js';
 import type { KeyValueState } from './kv.js';
 import { interruptedResult, notRunResult } from './not-run-result.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
 import { persistToolResult } from './persist-tool-result.js';
+import type { NameOf } from './person-name.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
+import { outcomeOfOutput, outputText, type ToolOutcome } from './tool-outcome.js';
 import { ToolRefusedError } from './tool-refused-error.js';
 import type { TurnBudget } from './turn-budget.js';
 import type { ReportProgress } from './turn-progress.js';
@@ -24,6 +27,8 @@ export interface ToolRuntimeDeps {
   readonly redact: (text: string) => string;
   /** Waits between retries of a result that could not be saved; injectable so tests need no real time. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** People's names, for sentences about them the model reads and may pass on (never their ids). */
+  readonly nameOf?: NameOf;
 }
 
 export interface ToolBatch {
@@ -118,10 +123,10 @@ export async function runToolBatch(
     message = undefined;
   }
   for (const plan of runFirst) {
-    const content = await runPlan(plan, batch, deps);
-    if (content === undefined) continue;
+    const result = await runPlan(plan, batch, deps);
+    if (result === undefined) continue;
     const site: ToolCallSite = { ...batch.site, toolCallId: plan.call.id };
-    const stored = await persistToolResult(deps, site, content, edits.get(plan.call.id));
+    const stored = await persistToolResult(deps, site, result, edits.get(plan.call.id));
     if (stored) options.onStored(stored);
   }
   if (firstAsk === -1) return;
@@ -130,7 +135,7 @@ export async function runToolBatch(
   if (message) options.onStored(message);
   batch.progress?.({
     type: 'awaiting-approval',
-    calls: plans.slice(firstAsk).map(({ call }) => ({ id: call.id, name: call.name })),
+    calls: plans.slice(firstAsk).map(({ call }) => shownCall(call)),
   });
   throw new ApprovalPending(nonEmpty(approvals), true);
 }
@@ -197,12 +202,36 @@ async function planCall(
   }
 }
 
+/** A call as people watching the turn see it: its tool and what it was asked to do. */
+function shownCall(call: ToolCall) {
+  return { id: call.id, name: call.name, arguments: call.arguments };
+}
+
+/** A call's result: what the model reads, and how the call ended. */
+interface CallResult {
+  readonly content: string;
+  readonly outcome: ToolOutcome;
+}
+
 /** Runs one planned call; returns its result, or undefined when it has none to record. */
-async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps): Promise<string | undefined> {
-  if (plan.type === 'answer') return plan.content;
+async function runPlan(
+  plan: CallPlan,
+  batch: ToolBatch,
+  deps: ToolRuntimeDeps,
+): Promise<CallResult | undefined> {
+  // A call that is not run is finished too: its task must not stay pending.
+  const notRun = (result: CallResult): CallResult => {
+    batch.progress?.({ type: 'tool-finished', call: shownCall(plan.call), outcome: result.outcome });
+    return result;
+  };
+  if (plan.type === 'answer')
+    return notRun({ content: plan.content, outcome: { type: 'refused', by: 'invalid-call' } });
   if (plan.type !== 'run') return undefined;
   const { call, tool, args, argsHash, decision } = plan;
-  if (decision.type === 'denied') return notRunResult(decision.reason, decision.guidance);
+  if (decision.type === 'denied') {
+    const content = notRunResult(decision.reason, decision.guidance);
+    return notRun({ content, outcome: notRunOutcome(decision) });
+  }
   const site: ToolCallSite = { ...batch.site, toolCallId: call.id };
   if (!batch.budget.chargeToolCall()) {
     await deps.store.audit.record({
@@ -216,10 +245,13 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
         limit: batch.budget.limits.toolCalls,
       },
     });
-    return (
-      `Not run: this request has used its budget of ${batch.budget.limits.toolCalls} tool calls. ` +
-      'Answer with what you have, and tell the user the request was too large to finish.'
-    );
+    return notRun({
+      content: notRunResult(
+        `this request has used its budget of ${batch.budget.limits.toolCalls} tool calls.`,
+        'Answer with what you have, and tell the user the request was too large to finish.',
+      ),
+      outcome: { type: 'refused', by: 'holdfast' },
+    });
   }
   const start = (await batch.takeStartedCall(site.transcriptId, call.id))
     ? ({ type: 'started' } as const)
@@ -235,25 +267,26 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
       conversationId: site.conversationId,
       data: { tool: tool.name, toolCallId: call.id, startedAt: start.startedAt },
     });
-    return interruptedResult;
+    return notRun({ content: interruptedResult, outcome: { type: 'interrupted' } });
   }
-  const shown = { id: call.id, name: call.name };
+  const shown = shownCall(call);
   batch.progress?.({ type: 'tool-started', call: shown });
+  const finished = (result: CallResult): CallResult => {
+    const outcome = cutShort(batch.signal) ?? result.outcome;
+    batch.progress?.({ type: 'tool-finished', call: shown, outcome });
+    return { content: result.content, outcome };
+  };
   try {
-    const result = await tool.execute(args, toolContext(site, tool, batch, deps));
+    const output = await tool.execute(args, toolContext(site, tool, batch, deps));
     if (batch.signal.aborted && batch.signal.reason instanceof TurnAbortedError) {
       // holdfast is shutting down: the tool was told to stop (a command's process group ended), so what
-      // it did is only partly known. Its result says so; the audit says it was interrupted.
-      batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'failed' });
+      // it did is only partly known. The audit says it was interrupted; `finished` names the outcome so.
       await recordShutdownInterruption(site, tool.name, deps);
-      return result;
     }
-    batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'done' });
-    return result;
+    return finished({ content: outputText(output), outcome: outcomeOfOutput(output) });
   } catch (error) {
     // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
     if (error instanceof ApprovalPending) throw error;
-    batch.progress?.({ type: 'tool-finished', call: shown, outcome: 'failed' });
     if (error instanceof ToolRefusedError) {
       await deps.store.audit.record({
         actor: 'holdfast',
@@ -261,10 +294,14 @@ async function runPlan(plan: CallPlan, batch: ToolBatch, deps: ToolRuntimeDeps):
         conversationId: site.conversationId,
         data: { tool: tool.name, toolCallId: call.id, reason: error.message },
       });
-      return error.message;
+      return finished({ content: error.message, outcome: { type: 'refused', by: 'tool' } });
     }
     deps.logger.info({ err: error, tool: tool.name, toolCallId: call.id }, 'tool failed');
-    return `Error: ${tool.name} failed: ${describeError(error)}`;
+    const described = describeError(error);
+    return finished({
+      content: `Error: ${tool.name} failed: ${described}`,
+      outcome: { type: 'failed', error: described },
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChatModel } from './chat-model.js';
 import type { KeyValueState } from './kv.js';
+import type { ToolOutput } from './tool-outcome.js';
 
 /**
  * What a tool says about a call before it runs. `allow` means the tool itself considers the call safe
@@ -92,5 +93,9 @@ export interface Tool<Args = unknown> {
   permission(args: Args, ctx: ToolContext): ToolPermission | Promise<ToolPermission>;
   /** Where a call with these (unparsed, as stored) arguments runs and what it may change, for its card. */
   effects?(input: unknown): CallEffects | undefined;
-  execute(args: Args, ctx: ToolContext): Promise<string>;
+  /**
+   * Runs the call. A run that went wrong without throwing (a non-zero exit, a network error) returns
+   * `failedRun(...)`, so its outcome is known without reading its text.
+   */
+  execute(args: Args, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -10,6 +10,7 @@ import type { ChatModel } from './chat-model.js';
 import { interruptedOutcome } from './interrupted-outcome.js';
 import { KeyValueState } from './kv.js';
 import type { PermissionChecker } from './permission-checker.js';
+import type { NameOf } from './person-name.js';
 import { recordTurnFailure } from './record-turn-failure.js';
 import { RunningTurns } from './running-turns.js';
 import type { Tool } from './tool.js';
@@ -47,6 +48,8 @@ export interface TurnRunnerOptions {
   readonly progress?: (turn: Turn, event: TurnProgress) => void;
   /** Each request's card is also copied to its approvers' direct messages (see `ApproverReach`). */
   readonly approverCopies?: boolean;
+  /** People's names, for what the model is told about them (who edited a call); see `NameOf`. */
+  readonly nameOf?: NameOf;
 }
 
 export const defaultContextTokens = 24_000;
@@ -200,6 +203,7 @@ export class TurnRunner {
           permissions: this.#options.permissions,
           logger: log,
           redact: this.#options.redact,
+          nameOf: this.#options.nameOf,
           heartbeat: () => lease.assertHeld(),
         },
       );

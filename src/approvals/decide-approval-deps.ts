@@ -8,6 +8,8 @@ import type { Policy } from './policy.js';
 /** Who is in a user group; Slack's `usergroups.users.list` behind a cache, in production. */
 export interface ApproverDirectory {
   groupMembers(groupId: string): Promise<readonly string[]>;
+  /** A person's name (`users.info` behind a cache); absent where names cannot be looked up. */
+  userName?(userId: string): Promise<string | undefined>;
 }
 
 export interface DecideApprovalDeps {

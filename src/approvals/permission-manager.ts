@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { PermissionChecker, PermissionRequest, PermissionVerdict } from '../agent/permission-checker.js';
+import type { NameOf } from '../agent/person-name.js';
+import { nameFor } from '../agent/person-name.js';
 import type { ToolCallSite } from '../agent/tool-call-site.js';
 import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
 import type { Approval, Grant } from '../store/records.js';
@@ -19,6 +21,8 @@ export interface PermissionManagerOptions {
   /** Opaque request ids; at least 128 random bits, since a button value is all a click carries. */
   readonly newRequestId?: () => string;
   readonly defaultExpiryMs?: number;
+  /** Names the approver who denied a call in what the model is told (never their id); see `NameOf`. */
+  readonly nameOf?: NameOf;
 }
 
 /** How the result of a call refused by a deny rule begins, after `Not run: `. */
@@ -91,7 +95,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
           conversationId: call.conversationId,
           data: { tool: request.toolName, toolCallId: call.toolCallId, turnId: call.turnId, reason },
         });
-        // The lead is fixed, so the thread's status can tell a refusal by policy from other calls not run.
+        // The lead is fixed, so a reader of the result can tell a refusal by policy from other calls not run.
         const said = rule.rule.reason ? `${policyDenialLead}: ${rule.rule.reason}` : reason;
         return { type: 'denied', source: 'policy', reason: `${said}.`, guidance: 'Do not retry it.' };
       }
@@ -105,7 +109,7 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
         request.stored !== undefined
           ? request.stored
           : await store.approvals.forCall(call.transcriptId, call.toolCallId);
-      if (existing) return decisionFrom(existing, request);
+      if (existing) return decisionFrom(existing, request, options.nameOf);
 
       // A grant stands in for a person: it is only consulted for a call that would otherwise ask.
       const granted = await useGrant(call, request, args);
@@ -139,7 +143,11 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
   };
 }
 
-function decisionFrom(approval: Approval, request: PermissionRequest): PermissionVerdict {
+async function decisionFrom(
+  approval: Approval,
+  request: PermissionRequest,
+  nameOf: NameOf | undefined,
+): Promise<PermissionVerdict> {
   // The card shows the row's arguments, so they must match the call as well as its hash does.
   const sameArguments = sameStoredArguments(approval.arguments, request.args);
   if (approval.argsHash !== request.argsHash && sameArguments && request.definitionBound) {
@@ -166,16 +174,19 @@ function decisionFrom(approval: Approval, request: PermissionRequest): Permissio
       return { type: 'pending', approval };
     case 'allowed':
       return { type: 'allowed', source: 'approval', by: approval.decidedBy ?? undefined };
-    case 'denied':
+    case 'denied': {
+      // A name, not an id: the model passes this sentence on to people.
+      const denier = await nameFor(nameOf, approval.decidedBy ?? undefined, 'an approver');
       return {
         type: 'denied',
         source: 'approval',
         by: approval.decidedBy ?? undefined,
         reason: approval.decisionReason
-          ? `denied by <@${approval.decidedBy ?? 'unknown'}>, who said: "${approval.decisionReason}".`
-          : `denied by <@${approval.decidedBy ?? 'unknown'}>.`,
+          ? `denied by ${denier}, who said: "${approval.decisionReason}".`
+          : `denied by ${denier}.`,
         guidance: 'Do not retry it unless the user asks again.',
       };
+    }
     case 'expired':
       return {
         type: 'denied',

@@ -138,12 +138,37 @@ describe('demo chat model', () => {
         {
           role: 'tool',
           toolCallId: 'call_1',
-          content: notRunResult('denied by <@U0BOB>.', 'Do not retry it unless the user asks again.'),
+          content: notRunResult('denied by bob.', 'Do not retry it unless the user asks again.'),
+          outcome: { type: 'denied', by: 'U0BOB' },
         },
       ],
       tools: allTools,
     });
-    expect(denied.content).toBe('`run_shell` was not run. denied by <@U0BOB>.');
+    expect(denied.content).toBe('`run_shell` was not run. denied by bob.');
+  });
+
+  it('says a call failed, from its outcome, and leaves out lines meant for the model', async () => {
+    const model = createDemoChatModel();
+    const failed = await model.complete({
+      messages: [
+        { role: 'user', content: '@alice: run `df -h /nope`' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: 'call_1', name: 'run_shell', arguments: '{"command":"df -h /nope"}' }],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'call_1',
+          content: 'df: /nope: No such file or directory\n[exit code 1]\n[for the assistant only] Say so.',
+          outcome: { type: 'failed', exitCode: 1 },
+        },
+      ],
+      tools: allTools,
+    });
+    expect(failed.content).toBe(
+      '`run_shell` failed (exit code 1):\n```\ndf: /nope: No such file or directory\n[exit code 1]\n```',
+    );
   });
 
   it('summarizes a tool result, quoting it, including refusals and timeouts', async () => {

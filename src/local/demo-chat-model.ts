@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
+import { modelNoteMark } from '../agent/not-run-result.js';
 import { streamReply } from '../llm/stream-reply.js';
 import { directContextHeading } from '../slack/direct-context.js';
 import { contextUnavailableNote, threadContextHeading } from '../slack/thread-context.js';
@@ -104,7 +105,7 @@ function withoutSpeaker(content: string): string {
 
 /** Every result since the model last spoke, one paragraph each, in the order of its calls. */
 function summarizeResults(messages: readonly ChatMessage[]): string {
-  const results: Array<{ toolCallId: string; content: string }> = [];
+  const results: Array<Extract<ChatMessage, { role: 'tool' }>> = [];
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.role !== 'tool') break;
@@ -113,13 +114,38 @@ function summarizeResults(messages: readonly ChatMessage[]): string {
   return results.map((result) => summarizeResult(messages, result)).join('\n\n');
 }
 
-function summarizeResult(messages: readonly ChatMessage[], result: { toolCallId: string; content: string }) {
+function summarizeResult(messages: readonly ChatMessage[], result: Extract<ChatMessage, { role: 'tool' }>) {
   const call = findCall(messages, result.toolCallId);
   const name = call ? `\`${call.name}\`` : 'The tool';
-  const output = result.content.trim();
-  // Only the first line of a call that did not run is for people; the rest is guidance for the model.
-  if (/^Not run:/i.test(output))
-    return `${name} was not run. ${(output.split('\n')[0] ?? '').replace(/^Not run:\s*/i, '')}`;
+  // Lines marked for the model are its guidance, never repeated to people.
+  const output = result.content
+    .split('\n')
+    .filter((line) => !line.startsWith(modelNoteMark))
+    .join('\n')
+    .trim();
+  const firstLine = output.split('\n')[0] ?? '';
+  // How the call ended comes from its outcome; results kept before outcomes were are read as before.
+  switch (result.outcome?.type) {
+    case 'failed': {
+      const how = result.outcome.exitCode !== undefined ? ` (exit code ${result.outcome.exitCode})` : '';
+      return `${name} failed${how}:\n\`\`\`\n${clip(output)}\n\`\`\``;
+    }
+    case 'stopped':
+      return `${name} was stopped before it finished.`;
+    case 'interrupted':
+      // Either the sentence recovery wrote for a call cut off by a restart, or what the call printed
+      // before a shutdown cut it off.
+      if (/^interrupted:/i.test(firstLine))
+        return `${name} was interrupted: ${firstLine.replace(/^interrupted:\s*/i, '')}`;
+      return `${name} was cut off by a shutdown before it finished, so what it did is unknown:\n\`\`\`\n${clip(output)}\n\`\`\``;
+    case 'denied':
+    case 'expired':
+    case 'refused':
+      return `${name} was not run. ${firstLine.replace(/^Not run:\s*/i, '')}`;
+    default:
+      break;
+  }
+  if (/^Not run:/i.test(output)) return `${name} was not run. ${firstLine.replace(/^Not run:\s*/i, '')}`;
   if (/timed out/i.test(output)) return `${name} timed out:\n\`\`\`\n${clip(output)}\n\`\`\``;
   if (output === '') return `${name} finished with no output.`;
   return `${name} finished. Result:\n\`\`\`\n${clip(output)}\n\`\`\``;

@@ -8,7 +8,7 @@ export const pageBlocksScript = String.raw`
   var FENCE = '\x60\x60\x60';
   var TICK = '\x60';
 
-  var EMOJI = { white_check_mark: '\u2705', heavy_check_mark: '\u2714\uFE0F', raised_hand: '\u270B', x: '\u274C', no_entry: '\u26D4', hourglass: '\u231B', hourglass_flowing_sand: '\u23F3', eyes: '\uD83D\uDC40', warning: '\u26A0\uFE0F', lock: '\uD83D\uDD12', gear: '\u2699\uFE0F', rocket: '\uD83D\uDE80', stopwatch: '\u23F1\uFE0F', bell: '\uD83D\uDD14' };
+  var EMOJI = { white_check_mark: '\u2705', heavy_check_mark: '\u2714\uFE0F', raised_hand: '\u270B', x: '\u274C', no_entry: '\u26D4', hourglass: '\u231B', hourglass_flowing_sand: '\u23F3', eyes: '\uD83D\uDC40', warning: '\u26A0\uFE0F', lock: '\uD83D\uDD12', gear: '\u2699\uFE0F', rocket: '\uD83D\uDE80', stopwatch: '\u23F1\uFE0F', bell: '\uD83D\uDD14', exclamation: '\u2757' };
   function emoji(name) { return EMOJI[name] || ':' + name + ':'; }
   function escapeHtml(text) {
     return String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

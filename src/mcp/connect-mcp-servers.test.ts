@@ -154,7 +154,7 @@ describe('a server that asks holdfast back', () => {
     const result = await askBack?.execute({}, toolContext());
     // The SDK's server checks elicitation against what the client offered before it sends anything;
     // sampling it sends, and holdfast answers that it has no such method.
-    expect(result?.split('\n')).toEqual([
+    expect(typeof result === 'string' ? result.split('\n') : result).toEqual([
       'sampling refused: MCP error -32601: Method not found',
       'elicitation refused: Client does not support form elicitation.',
     ]);

@@ -2,15 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { canonicalJson } from '../agent/hash-arguments.js';
 import type { Tool, ToolPermission } from '../agent/tool.js';
-import { HoldfastError } from '../errors.js';
+import { failedRun } from '../agent/tool-outcome.js';
 import { mcpResultText } from './mcp-result-text.js';
 import type { McpServerConnection, McpToolDefinition } from './mcp-server-connection.js';
 import { mcpToolName } from './mcp-tool-name.js';
-
-/** The server answered the call with an error result (`isError`); its text is the message. */
-export class McpToolReportedError extends HoldfastError {
-  readonly code = 'mcp_tool_error';
-}
 
 /** The digest approvals bind: the server, and the tool's name, description and input schema. */
 export function mcpDefinitionHash(server: string, definition: McpToolDefinition | undefined): string {
@@ -115,7 +110,11 @@ export function createMcpTool(
     async execute(args, ctx) {
       const result = await connection.call(remoteName, args, ctx.signal);
       const text = mcpResultText(result);
-      if (result.isError) throw new McpToolReportedError(text || 'the tool reported an error');
+      // An error result (`isError`) ran and failed: the model reads the server's words, people see a failure.
+      if (result.isError)
+        return failedRun(text || 'The tool reported an error.', {
+          error: 'the MCP server reported an error',
+        });
       return text;
     },
   };

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { ApprovalPending } from '../agent/approval-pending.js';
+import { cutShort } from '../agent/call-outcome.js';
 import type { Tool, ToolContext } from '../agent/tool.js';
+import type { ToolOutput } from '../agent/tool-outcome.js';
 import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { rootConversationOf } from '../store/sqlite/sqlite-transcript.js';
 import type { Store } from '../store/store.js';
@@ -14,7 +16,8 @@ export interface ObservedToolsDeps {
   readonly now: () => number;
 }
 
-type ToolRunOutcome = 'ok' | 'error' | 'refused' | 'suspended';
+/** How a run went, in the words of `ToolOutcome` (a nested agent's suspension besides). */
+type ToolRunOutcome = 'succeeded' | 'failed' | 'stopped' | 'interrupted' | 'refused' | 'suspended';
 
 /**
  * Each tool, timed and counted: one log line per run with its outcome and duration, the turn, the
@@ -27,20 +30,30 @@ export function observedTools(tools: readonly Tool[], deps: ObservedToolsDeps): 
 
 function observed(tool: Tool, deps: ObservedToolsDeps): Tool {
   return withOverrides(tool, {
-    async execute(args: unknown, ctx: ToolContext): Promise<string> {
+    async execute(args: unknown, ctx: ToolContext): Promise<ToolOutput> {
       const started = deps.now();
-      let outcome: ToolRunOutcome = 'ok';
+      let outcome: ToolRunOutcome = 'succeeded';
+      let failure: { exitCode?: number; error?: string } | undefined;
       try {
-        return await tool.execute(args, ctx);
+        const output = await tool.execute(args, ctx);
+        if (typeof output !== 'string') {
+          outcome = 'failed';
+          failure = { exitCode: output.exitCode, error: output.error };
+        }
+        return output;
       } catch (error) {
         outcome =
           error instanceof ApprovalPending
             ? 'suspended'
             : error instanceof ToolRefusedError
               ? 'refused'
-              : 'error';
+              : 'failed';
         throw error;
       } finally {
+        // A run cut short reads as the runtime records it (stopped, or interrupted by a shutdown),
+        // whatever the killed process returned.
+        const cut = outcome === 'suspended' ? undefined : cutShort(ctx.signal);
+        if (cut?.type === 'stopped' || cut?.type === 'interrupted') outcome = cut.type;
         const durationMs = deps.now() - started;
         deps.metrics.toolRuns.inc({ tool: tool.name, outcome });
         if (outcome !== 'suspended')
@@ -52,6 +65,7 @@ function observed(tool: Tool, deps: ObservedToolsDeps): Tool {
           {
             tool: tool.name,
             outcome,
+            ...failure,
             durationMs,
             requestId: approval?.requestId,
             turnId: ctx.turnId,

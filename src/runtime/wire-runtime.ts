@@ -51,6 +51,8 @@ export function wireRuntime(
       };
     },
   });
+  // Names for what the model is told about people (who denied or edited a call), so it never repeats an id.
+  const nameOf = options.directory.userName?.bind(options.directory);
   const permissions = createPermissionManager({
     store: options.store,
     policy: options.policy,
@@ -58,6 +60,7 @@ export function wireRuntime(
     now: options.now,
     newRequestId: options.newRequestId,
     defaultExpiryMs: options.approvalExpiryMs,
+    nameOf,
   });
   const claimMs = options.delivery?.claimMs ?? 60_000;
   const outbox = options.delivery
@@ -109,6 +112,7 @@ export function wireRuntime(
     budget: options.budget,
     progress: (turn, event) => currentObserver().turnProgress?.(turn, event),
     approverCopies: reminds(options.reach ?? noReach),
+    nameOf,
   });
   const reach = options.reach ?? noReach;
   const nudge =

@@ -11,6 +11,8 @@ import {
   type LiveTurnTask,
   type TaskStatus,
   taskChunk,
+  taskDetails,
+  taskTitle,
 } from './live-turn-content.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort, StreamChunk } from './slack-port.js';
@@ -98,20 +100,22 @@ export class LiveTurnMessage {
         break;
       case 'tool-planned':
         this.#whole = true;
-        this.#task(event.call.id, event.call.name, 'pending', undefined);
+        this.#task(event.call.id, taskTitle(event.call), 'pending', undefined);
         break;
       case 'tool-started':
-        this.#task(event.call.id, event.call.name, 'in_progress', undefined).startedAt = now;
+        this.#task(event.call.id, taskTitle(event.call), 'in_progress', undefined).startedAt = now;
         break;
       case 'tool-finished': {
         const startedAt = this.#tasks.get(event.call.id)?.startedAt;
         const seconds = startedAt === undefined ? 0 : Math.round((now - startedAt) / 1000);
-        const status = event.outcome === 'done' ? 'complete' : 'error';
-        this.#task(event.call.id, event.call.name, status, seconds >= 2 ? `took ${seconds} s` : undefined);
+        const status = event.outcome.type === 'succeeded' ? 'complete' : 'error';
+        const took = seconds >= 2 ? `took ${seconds} s` : undefined;
+        this.#task(event.call.id, taskTitle(event.call), status, taskDetails(event.outcome, took));
         break;
       }
       case 'awaiting-approval':
-        for (const call of event.calls) this.#task(call.id, call.name, 'pending', 'waiting for approval');
+        for (const call of event.calls)
+          this.#task(call.id, taskTitle(call), 'pending', 'waiting for approval');
         break;
       case 'answered':
         // The answer replaces this message when it is posted: nothing changes before then.
@@ -150,6 +154,8 @@ export class LiveTurnMessage {
 
   #task(id: string, title: string, status: TaskStatus, details: string | undefined): LiveTurnTask {
     const task = this.#tasks.get(id) ?? { title, status, details, startedAt: undefined };
+    // The arguments come after the name: a task planned as `run_shell` is named for its command later.
+    task.title = title;
     task.status = status;
     task.details = details ?? (status === 'pending' ? task.details : undefined);
     this.#tasks.set(id, task);

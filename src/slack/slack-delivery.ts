@@ -27,6 +27,7 @@ import { createReplaceLiveAnswer } from './replace-live-answer.js';
 import type { SlackPort } from './slack-port.js';
 import { capAnswer } from './text/cap-answer.js';
 import { answerMessage, markdownToMrkdwn, mentionUser, planAnswerMessages } from './text/index.js';
+import { withoutModelNotes } from './text/without-model-notes.js';
 import { goneMessage, stillInDoubt, toDeliveryError } from './to-delivery-error.js';
 
 export interface SlackDeliveryDeps {
@@ -167,7 +168,7 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
           const allowed = turn
             ? await allowedMentions(turn, (userId) => slack.userName(userId))
             : { ids: noPings, names: new Map<string, string>() };
-          const text = linkAllowedNames(deps.redact(message.text), allowed);
+          const text = linkAllowedNames(deps.redact(withoutModelNotes(message.text)), allowed);
           return planAnswerMessages(capAnswer(markdownToMrkdwn(text, { allowedPings: allowed.ids }))).map(
             (chunks) => JSON.stringify(chunks),
           );

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import { interruptedResult } from '../agent/tool-runtime.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
-import { policyDenialLead } from '../approvals/permission-manager.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
 import { threadOf } from '../store/conversation-id.js';
 import type { Turn } from '../store/records.js';
@@ -213,14 +211,11 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   /** A completed turn reads as done only when nothing it asked for was denied, expired or cut short. */
   async function endingOf(turn: Turn): Promise<TurnEnding> {
     const approvals = await store.approvals.forTurn(turn.id);
-    const results = (await store.transcript.turnMessages(turn.id)).flatMap((message) =>
-      message.role === 'tool' ? [message.content] : [],
+    // Read from the outcome kept with each result, so the ending is the same after a restart.
+    const outcomes = (await store.transcript.turnMessages(turn.id)).flatMap((message) =>
+      message.role === 'tool' && message.outcome ? [message.outcome] : [],
     );
-    return completedEnding({
-      decisions: approvals.map((approval) => approval.decision),
-      interruptedCalls: results.filter((content) => content === interruptedResult).length,
-      refusedCalls: results.filter((content) => content.startsWith(`Not run: ${policyDenialLead}`)).length,
-    });
+    return completedEnding({ decisions: approvals.map((approval) => approval.decision), outcomes });
   }
 }
 

@@ -2,19 +2,47 @@ import { describe, expect, it } from 'vitest';
 import { assistantStatusText, completedEnding, statusLegend, statusReactions } from './turn-status.js';
 
 describe('completedEnding', () => {
+  const ran = { type: 'succeeded' } as const;
+  const exit2 = { type: 'failed', exitCode: 2 } as const;
   it.each([
-    { decisions: [], interruptedCalls: 0, ending: 'done' },
-    { decisions: ['allowed', 'allowed'], interruptedCalls: 0, ending: 'done' },
-    { decisions: ['allowed', 'denied'], interruptedCalls: 0, ending: 'denied' },
-    { decisions: ['denied', 'expired'], interruptedCalls: 0, ending: 'expired' },
-    { decisions: ['allowed'], interruptedCalls: 1, ending: 'interrupted' },
-    { decisions: [], interruptedCalls: 0, refusedCalls: 1, ending: 'denied' },
-    { decisions: ['expired'], interruptedCalls: 1, ending: 'interrupted' },
-  ] as const)('reads $decisions with $interruptedCalls interrupted calls as $ending', (row) => {
-    const refusedCalls = 'refusedCalls' in row ? row.refusedCalls : 0;
-    expect(
-      completedEnding({ decisions: row.decisions, interruptedCalls: row.interruptedCalls, refusedCalls }),
-    ).toBe(row.ending);
+    { name: 'nothing asked', decisions: [], outcomes: [], ending: 'done' },
+    {
+      name: 'two allowed calls that ran',
+      decisions: ['allowed', 'allowed'],
+      outcomes: [ran, ran],
+      ending: 'done',
+    },
+    { name: 'a call that exited 2', decisions: [], outcomes: [ran, exit2], ending: 'failed-calls' },
+    {
+      name: 'a call Stop killed',
+      decisions: [],
+      outcomes: [{ type: 'stopped', by: 'U0BOB' }],
+      ending: 'failed-calls',
+    },
+    {
+      name: 'a call the tool refused',
+      decisions: [],
+      outcomes: [{ type: 'refused', by: 'tool' }],
+      ending: 'failed-calls',
+    },
+    {
+      name: 'a call named wrongly, then right',
+      decisions: [],
+      outcomes: [{ type: 'refused', by: 'invalid-call' }, ran],
+      ending: 'done',
+    },
+    { name: 'a denied request', decisions: ['allowed', 'denied'], outcomes: [exit2], ending: 'denied' },
+    { name: 'a denied call', decisions: [], outcomes: [{ type: 'denied', by: 'U0BOB' }], ending: 'denied' },
+    { name: 'a deny rule', decisions: [], outcomes: [{ type: 'refused', by: 'policy' }], ending: 'denied' },
+    { name: 'an expired request', decisions: ['denied', 'expired'], outcomes: [], ending: 'expired' },
+    {
+      name: 'an interrupted call',
+      decisions: ['expired'],
+      outcomes: [{ type: 'interrupted' }],
+      ending: 'interrupted',
+    },
+  ] as const)('reads $name as $ending', (row) => {
+    expect(completedEnding({ decisions: row.decisions, outcomes: row.outcomes })).toBe(row.ending);
   });
 });
 
@@ -37,7 +65,7 @@ describe('statusReactions', () => {
 describe('assistantStatusText', () => {
   it('shows working and waiting, and clears the line at every ending', () => {
     expect(assistantStatusText('awaiting')).toBe('is waiting for an approval…');
-    for (const ending of ['done', 'denied', 'expired', 'failed', 'interrupted'] as const)
+    for (const ending of ['done', 'failed-calls', 'denied', 'expired', 'failed', 'interrupted'] as const)
       expect(assistantStatusText(ending)).toBe('');
   });
 });

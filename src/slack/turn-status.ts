@@ -1,7 +1,11 @@
+import type { ToolOutcome } from '../agent/tool-outcome.js';
 import type { ApprovalDecision } from '../store/records.js';
 
-/** How a turn ended, as the person who asked should read it on their message. */
-export type TurnEnding = 'done' | 'denied' | 'expired' | 'failed' | 'interrupted';
+/**
+ * How a turn ended, as the person who asked should read it on their message. `failed-calls`: the answer
+ * came, but a call it made failed or was stopped, so not everything asked for was done.
+ */
+export type TurnEnding = 'done' | 'failed-calls' | 'denied' | 'expired' | 'failed' | 'interrupted';
 
 /** Every state the message that started a turn can show. */
 export type ThreadStatus = 'working' | 'awaiting' | TurnEnding;
@@ -14,6 +18,7 @@ export const statusReactions: Readonly<Record<ThreadStatus, string>> = {
   working: 'hourglass_flowing_sand',
   awaiting: 'bell',
   done: 'white_check_mark',
+  'failed-calls': 'exclamation',
   denied: 'no_entry',
   expired: 'hourglass',
   failed: 'x',
@@ -25,6 +30,7 @@ export const statusLegend: ReadonlyArray<{ readonly status: ThreadStatus; readon
   { status: 'working', label: 'working on it' },
   { status: 'awaiting', label: 'waiting for an approval' },
   { status: 'done', label: 'done' },
+  { status: 'failed-calls', label: 'answered, but a call failed' },
   { status: 'denied', label: 'a call was denied' },
   { status: 'expired', label: 'a request expired, nobody decided' },
   { status: 'failed', label: 'failed' },
@@ -32,20 +38,32 @@ export const statusLegend: ReadonlyArray<{ readonly status: ThreadStatus; readon
 ];
 
 /**
- * How a turn the model answered ended. The answer alone does not say: a turn whose call was denied or
- * whose request expired still completes (the model explains), and must not read as done. The gravest
- * thing that happened wins: an unknown outcome, then nobody deciding, then a refusal.
+ * How a turn the model answered ended. The answer alone does not say: a turn whose call was denied,
+ * failed or whose request expired still completes (the model explains), and must not read as done. The
+ * gravest thing that happened wins: an unknown outcome, then nobody deciding, then a refusal, then a
+ * call that ran and failed (or was stopped). A call the model named wrongly and then corrected counts
+ * for nothing: it is not something the person asked for.
  */
 export function completedEnding(facts: {
   readonly decisions: readonly (ApprovalDecision | null)[];
-  readonly interruptedCalls: number;
-  /** Calls a deny rule refused. */
-  readonly refusedCalls?: number;
+  /** How each call the turn made ended, as kept with its result. */
+  readonly outcomes: readonly ToolOutcome[];
 }): Exclude<TurnEnding, 'failed'> {
-  if (facts.interruptedCalls > 0) return 'interrupted';
-  if (facts.decisions.includes('expired')) return 'expired';
-  if (facts.decisions.includes('denied') || (facts.refusedCalls ?? 0) > 0) return 'denied';
-  return 'done';
+  const has = (...types: ToolOutcome['type'][]) =>
+    facts.outcomes.some((outcome) => types.includes(outcome.type));
+  if (has('interrupted')) return 'interrupted';
+  if (facts.decisions.includes('expired') || has('expired')) return 'expired';
+  const refusedByPolicy = facts.outcomes.some(
+    (outcome) => outcome.type === 'refused' && outcome.by === 'policy',
+  );
+  if (facts.decisions.includes('denied') || has('denied') || refusedByPolicy) return 'denied';
+  const notDone = facts.outcomes.some(
+    (outcome) =>
+      outcome.type === 'failed' ||
+      outcome.type === 'stopped' ||
+      (outcome.type === 'refused' && (outcome.by === 'tool' || outcome.by === 'holdfast')),
+  );
+  return notDone ? 'failed-calls' : 'done';
 }
 
 /** The assistant thread's status line (`assistant.threads.setStatus`) for a state; empty clears it. */
@@ -56,6 +74,7 @@ export function assistantStatusText(status: ThreadStatus): string {
     case 'awaiting':
       return 'is waiting for an approval…';
     case 'done':
+    case 'failed-calls':
     case 'denied':
     case 'expired':
     case 'failed':

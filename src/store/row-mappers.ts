@@ -15,9 +15,11 @@ export { describeGrant, type GrantRow, grantMatchJson, toGrant } from './rows/gr
 export {
   type MessageRow,
   messageColumns,
+  messageJson,
   rootConversationOf,
   toMessage,
   toolCallsSchema,
+  toolResultJson,
   toStored,
 } from './rows/message-row.js';
 export { type OutboxRow, toOutboxEntry } from './rows/outbox-row.js';

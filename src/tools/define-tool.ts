@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CallEffects, Tool, ToolContext, ToolPermission } from '../agent/tool.js';
+import type { ToolOutput } from '../agent/tool-outcome.js';
 
 export interface ToolDefinition<Schema extends z.ZodType> {
   readonly name: string;
@@ -18,7 +19,7 @@ export interface ToolDefinition<Schema extends z.ZodType> {
   readonly permissionTypes?: readonly string[];
   /** Where a call runs and what it may change, shown on its approval card. */
   readonly effects?: (args: z.output<Schema>) => CallEffects;
-  readonly execute: (args: z.output<Schema>, ctx: ToolContext) => Promise<string> | string;
+  readonly execute: (args: z.output<Schema>, ctx: ToolContext) => Promise<ToolOutput> | ToolOutput;
 }
 
 const toolName = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import { defineTool } from './define-tool.js';
 import { deployRefProblem, deployServiceName, describeRefRefusal } from './deploy-ref.js';
 import type { ProcessGroups } from './process-groups.js';
-import { describeProcess, runProcess } from './run-process.js';
+import { processOutput, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 
 export interface DeployService {
@@ -102,7 +102,7 @@ export function createDeployTool(options: DeployOptions) {
         groups: options.groups,
         signal: ctx.signal,
       });
-      return describeProcess(outcome, timeoutMs);
+      return processOutput(outcome, timeoutMs);
     },
   });
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resultOf, toolContext } from '../../test/support/tool-context.js';
+import { outputText } from '../agent/tool-outcome.js';
 import type { ResolveHost } from './http-destination.js';
 import { createHttpRequestTool, hostAllowed } from './http-request.js';
 
@@ -144,6 +145,13 @@ describe('http_request', () => {
     expect(await resultOf(tool, parse(tool, { url: `http://${host}/api/health` }), toolContext())).toBe(
       `Request to http://${host}/api/health failed: could not reach ${host}: connection refused: nothing is listening there (ECONNREFUSED)`,
     );
+  });
+
+  it('reports a host that does not resolve as a failed run, with the error', async () => {
+    const tool = createHttpRequestTool({ allowHosts: ['nowhere.invalid'], resolve });
+    const output = await tool.execute(parse(tool, { url: 'http://nowhere.invalid/' }), toolContext());
+    expect(output).toMatchObject({ type: 'failed', error: expect.stringContaining('nowhere.invalid') });
+    expect(outputText(output)).toMatch(/^Request to http:\/\/nowhere\.invalid\/ failed: /);
   });
 
   it('reports a connection failure as a result the model can read', async () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { ToolContext, ToolPermission } from '../agent/tool.js';
+import { failedRun } from '../agent/tool-outcome.js';
 import { ToolRefusedError } from '../agent/tool-refused-error.js';
 import { describeError } from '../errors.js';
 import { describeNetworkFailure } from '../network-failure.js';
@@ -156,15 +157,21 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
       // The connection goes to a pinned address, so the socket's own error names an IP: say which host,
       // and why in words, for the model to relay to the person who asked.
       const failed = (error: unknown, stage: 'connect' | 'read') => {
-        if (timeout.aborted) return `Request to ${url.href} failed: timed out after ${timeoutMs} ms`;
+        if (timeout.aborted) {
+          const why = `timed out after ${timeoutMs} ms`;
+          return failedRun(`Request to ${url.href} failed: ${why}`, { error: why });
+        }
         const cause = describeNetworkFailure(error) ?? describeError(error);
-        return stage === 'connect'
-          ? `Request to ${url.href} failed: could not reach ${url.host}: ${cause}`
-          : `Request to ${url.href} failed: the response from ${url.host} broke off: ${cause}`;
+        const why =
+          stage === 'connect'
+            ? `could not reach ${url.host}: ${cause}`
+            : `the response from ${url.host} broke off: ${cause}`;
+        return failedRun(`Request to ${url.href} failed: ${why}`, { error: why });
       };
       for (let hop = 0; ; hop++) {
         const where = await target(url, approved);
-        if (where.type === 'failed') return `Request to ${url.href} failed: ${where.message}`;
+        if (where.type === 'failed')
+          return failedRun(`Request to ${url.href} failed: ${where.message}`, { error: where.message });
         if (where.type === 'refused') {
           throw new ToolRefusedError(
             hop === 0
@@ -182,7 +189,10 @@ export function createHttpRequestTool(options: HttpRequestOptions) {
         const location = response.headers.location;
         if (status >= 300 && status < 400 && location) {
           response.destroy();
-          if (hop >= maxRedirects) return `Stopped after ${maxRedirects} redirects (last: ${location}).`;
+          if (hop >= maxRedirects) {
+            const why = `stopped after ${maxRedirects} redirects`;
+            return failedRun(`Stopped after ${maxRedirects} redirects (last: ${location}).`, { error: why });
+          }
           const next = new URL(location, url);
           if (next.protocol !== 'http:' && next.protocol !== 'https:') {
             throw new ToolRefusedError(

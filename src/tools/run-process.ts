@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { failedRun, type ToolOutput } from '../agent/tool-outcome.js';
 import { killGraceMs, type ProcessGroups, signalGroup } from './process-groups.js';
 
 export interface ProcessRequest {
@@ -122,8 +123,19 @@ export function describeProcess(outcome: ProcessOutcome, timeoutMs: number): str
   if (outcome.truncatedBytes > 0) lines.push(`[output truncated: ${outcome.truncatedBytes} more bytes]`);
   if (outcome.timedOut)
     lines.push(`[timed out after ${Math.round(timeoutMs / 1000)}s; the process group was killed]`);
-  else if (outcome.aborted) lines.push('[stopped: holdfast is shutting down]');
+  else if (outcome.aborted) lines.push('[stopped before it finished; the process group was killed]');
   else if (outcome.exitCode !== null) lines.push(`[exit code ${outcome.exitCode}]`);
   else lines.push(`[killed by ${outcome.signal}]`);
   return lines.join('\n');
+}
+
+/** The process's text for the model; anything but a clean exit 0 is a failed run. */
+export function processOutput(outcome: ProcessOutcome, timeoutMs: number): ToolOutput {
+  const text = describeProcess(outcome, timeoutMs);
+  if (outcome.timedOut)
+    return failedRun(text, { error: `timed out after ${Math.round(timeoutMs / 1000)} s` });
+  if (outcome.aborted) return failedRun(text, { error: 'stopped' });
+  if (outcome.exitCode === 0) return text;
+  if (outcome.exitCode !== null) return failedRun(text, { exitCode: outcome.exitCode });
+  return failedRun(text, { error: `killed by ${outcome.signal}` });
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { toolContext } from '../../test/support/tool-context.js';
+import { outputText } from '../agent/tool-outcome.js';
 import { createDeployTool } from './deploy.js';
 import { ProcessGroups } from './process-groups.js';
 import { createRunShellTool } from './run-shell.js';
@@ -59,13 +60,22 @@ describe('run_shell', () => {
     });
   });
 
-  it('runs in the workdir and reports output and exit code', async () => {
+  it('runs in the workdir and reports output and exit code, a non-zero exit as a failed run', async () => {
     const { tool, workdir } = shell();
     fs.writeFileSync(path.join(workdir, 'marker.txt'), 'here');
-    const result = await tool.execute(parsed(tool, { command: 'pwd; ls; exit 3' }), toolContext());
+    const output = await tool.execute(parsed(tool, { command: 'pwd; ls; exit 3' }), toolContext());
+    expect(output).toMatchObject({ type: 'failed', exitCode: 3 });
+    const result = outputText(output);
     expect(result).toContain(fs.realpathSync(workdir));
     expect(result).toContain('marker.txt');
     expect(result).toMatch(/\[exit code 3\]$/);
+  });
+
+  it('reports exit 0 as a plain result', async () => {
+    const { tool } = shell();
+    expect(await tool.execute(parsed(tool, { command: 'echo fine' }), toolContext())).toBe(
+      'fine\n[exit code 0]',
+    );
   });
 
   it('passes on no token, key, secret or password', async () => {
@@ -87,11 +97,12 @@ describe('run_shell', () => {
   it('kills the whole process group on timeout', async () => {
     const { tool, workdir } = shell({ timeoutMs: 500 });
     const pidFile = path.join(workdir, 'grandchild.pid');
-    const result = await tool.execute(
+    const output = await tool.execute(
       parsed(tool, { command: `sleep 30 & echo $! > ${pidFile}; sleep 30` }),
       toolContext(),
     );
-    expect(result).toContain('[timed out after 1s; the process group was killed]');
+    expect(output).toMatchObject({ type: 'failed', error: 'timed out after 1 s' });
+    expect(outputText(output)).toContain('[timed out after 1s; the process group was killed]');
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(isRunning(grandchild)).toBe(false);

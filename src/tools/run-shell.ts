@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import type { ProcessGroups } from './process-groups.js';
-import { describeProcess, runProcess } from './run-process.js';
+import { processOutput, runProcess } from './run-process.js';
 import { toolEnvironment } from './tool-environment.js';
 import { resolveInWorkdir } from './workdir-path.js';
 
@@ -54,7 +54,7 @@ export function createRunShellTool(options: RunShellOptions) {
         signal: ctx.signal,
         groups: options.groups,
       });
-      return describeProcess(outcome, options.timeoutMs);
+      return processOutput(outcome, options.timeoutMs);
     },
   });
 }

@@ -1,5 +1,6 @@
 import { KeyValueState } from '../../src/agent/kv.js';
 import type { ToolContext } from '../../src/agent/tool.js';
+import { outputText, type ToolOutput } from '../../src/agent/tool-outcome.js';
 import { ToolRefusedError } from '../../src/agent/tool-refused-error.js';
 import { createTestLogger } from './test-logger.js';
 
@@ -21,16 +22,16 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
 }
 
 /**
- * What the runtime records for a call: the tool's output, or the words of its refusal (a
- * ToolRefusedError, which the runtime also audits). For tests that call a tool directly.
+ * What the runtime records for a call: the tool's output (the text of a failed run too), or the words
+ * of its refusal (a ToolRefusedError, which the runtime also audits). For tests that call a tool directly.
  */
 export async function resultOf<Args>(
-  tool: { execute(args: Args, ctx: ToolContext): Promise<string> },
+  tool: { execute(args: Args, ctx: ToolContext): Promise<ToolOutput> },
   args: Args,
   ctx: ToolContext = toolContext(),
 ): Promise<string> {
   try {
-    return await tool.execute(args, ctx);
+    return outputText(await tool.execute(args, ctx));
   } catch (error) {
     if (error instanceof ToolRefusedError) return error.message;
     throw error;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../agent/chat-model.js';
 import { startTurn } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
@@ -149,6 +150,35 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
         content: 'denied by policy',
       });
       expect(await inspect.toolExecutions()).toEqual([]);
+    });
+
+    it('keeps how a call ended with its result, read back by every reader and never as a call', async () => {
+      const { store, fence, id, ref } = await setup();
+      const turnId = 'turn-1';
+      await store.transcript.append(fence, id, {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'call_1', name: 'shell', arguments: '{}' },
+          { id: 'call_2', name: 'shell', arguments: '{}' },
+        ],
+      });
+      await store.transcript.startTool(fence, { ...ref('call_1'), toolName: 'shell', argsHash: 'h' });
+      const failed = { type: 'failed', exitCode: 2 } as const;
+      await store.transcript.recordToolResult(fence, ref('call_1'), 'no\n[exit code 2]', failed);
+      const denied = { type: 'denied', by: 'U0BOB' } as const;
+      await store.transcript.recordToolResult(fence, ref('call_2'), 'Not run: denied by bob.', denied);
+
+      const expected = [
+        { role: 'tool', toolCallId: 'call_1', content: 'no\n[exit code 2]', outcome: failed },
+        { role: 'tool', toolCallId: 'call_2', content: 'Not run: denied by bob.', outcome: denied },
+      ];
+      const isTool = (message: ChatMessage) => message.role === 'tool';
+      expect((await store.transcript.messages(id)).map((m) => m.message).filter(isTool)).toEqual(expected);
+      expect((await store.transcript.turnMessages(turnId)).filter(isTool)).toEqual(expected);
+      expect((await store.transcript.recent(id, { maxChars: 10_000 })).filter(isTool)).toEqual(expected);
+      // The assistant message's calls are still the only calls: the outcome column is read on results only.
+      expect(await store.transcript.turnUsage(turnId)).toEqual({ modelCalls: 1, toolCalls: 2 });
     });
 
     it('keeps ledger entries of a nested transcript apart', async () => {

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../agent/chat-model.js';
+import type { ToolOutcome } from '../../agent/tool-outcome.js';
 import type { StoredMessage } from '../records.js';
 import type { Fence } from './turn-claim.js';
 
@@ -24,9 +25,10 @@ export interface TranscriptStore {
   ): Promise<ToolStartResult>;
   /**
    * Records the tool message and closes the ledger entry in one transaction. A second result for the
-   * same call is ignored (returns false): the first one stands.
+   * same call is ignored (returns false): the first one stands. `outcome` is kept with it (see
+   * `ToolOutcome`); it is read back on the message, never sent to the model.
    */
-  recordToolResult(fence: Fence, call: ToolCallRef, content: string): Promise<boolean>;
+  recordToolResult(fence: Fence, call: ToolCallRef, content: string, outcome?: ToolOutcome): Promise<boolean>;
   /**
    * When the call's tool was started, if it was and no result was recorded for it: whatever it did is
    * unknown. Undefined for a call never started, or one whose result is on record.

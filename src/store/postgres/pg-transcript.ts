@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../agent/chat-model.js';
-import { type MessageRow, toMessage, toStored } from '../row-mappers.js';
+import { type MessageRow, toMessage, toolResultJson, toStored } from '../row-mappers.js';
 import type { TranscriptStore } from '../store.js';
 import { checkFence, type PgContext, read, transaction } from './pg-context.js';
 import { appendInside } from './pg-messages.js';
@@ -83,22 +83,31 @@ export function createPgTranscript(context: PgContext): TranscriptStore {
         );
         return { type: 'previously-started' as const, startedAt: existing?.started_at ?? tx.now };
       }),
-    recordToolResult: (fence, call, content) =>
+    recordToolResult: (fence, call, content, outcome) =>
       transaction(context, async (tx) => {
         await checkFence(tx, fence);
         // The first result for a call stands; a late duplicate (a racing retry) changes nothing. The ledger
         // entry turns finished in the same statement, only when the result was written.
         const written = await tx.one<{ n: number }>(
           `WITH inserted AS (
-             INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_call_id, created_at)
-             VALUES ($1, $2, $3, 'tool', $4, $5, $6)
+             INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_call_id, created_at,
+               tool_calls_json)
+             VALUES ($1, $2, $3, 'tool', $4, $5, $6, $7)
              ON CONFLICT (transcript_id, tool_call_id) WHERE tool_call_id IS NOT NULL DO NOTHING
              RETURNING 1),
            finished AS (
              UPDATE tool_executions SET status = 'finished', finished_at = $6
              WHERE transcript_id = $2 AND tool_call_id = $5 AND EXISTS (SELECT 1 FROM inserted))
            SELECT count(*)::int AS n FROM inserted`,
-          [call.conversationId, call.transcriptId, call.turnId, content, call.toolCallId, tx.now],
+          [
+            call.conversationId,
+            call.transcriptId,
+            call.turnId,
+            content,
+            call.toolCallId,
+            tx.now,
+            toolResultJson(outcome),
+          ],
         );
         return written?.n === 1;
       }),

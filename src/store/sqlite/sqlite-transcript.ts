@@ -3,8 +3,16 @@ import { LRUCache } from 'lru-cache';
 export { rootConversationOf, toolCallsSchema } from '../row-mappers.js';
 
 import type { ChatMessage } from '../../agent/chat-model.js';
+import type { ToolOutcome } from '../../agent/tool-outcome.js';
 import type { StoredMessage } from '../records.js';
-import { type MessageRow, rootConversationOf, toMessage, toStored } from '../row-mappers.js';
+import {
+  type MessageRow,
+  messageJson,
+  rootConversationOf,
+  toMessage,
+  toolResultJson,
+  toStored,
+} from '../row-mappers.js';
 import type { Fence, ToolCallRef, ToolStartResult, TranscriptStore } from '../store.js';
 import { prepareFenceCheck, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
 
@@ -22,8 +30,7 @@ export function prepareMessageAppend({ db }: SqliteContext) {
       turnId,
       role: message.role,
       content: message.content,
-      toolCalls:
-        message.role === 'assistant' && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
+      toolCalls: messageJson(message),
       toolCallId: message.role === 'tool' ? message.toolCallId : null,
       now: at,
     });
@@ -151,7 +158,7 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
   // be on disk, and that one brings this one with it.
   const recordToolResult = writeTransaction(
     db,
-    (fence: Fence, call: ToolCallRef, content: string) => {
+    (fence: Fence, call: ToolCallRef, content: string, outcome: ToolOutcome | undefined) => {
       checkFence(fence);
       // The first result for a call stands; a late duplicate (a racing retry) changes nothing.
       if (resultExists.get(call.transcriptId, call.toolCallId)) return false;
@@ -162,7 +169,7 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
         turnId: call.turnId,
         role: 'tool',
         content,
-        toolCalls: null,
+        toolCalls: toolResultJson(outcome),
         toolCallId: call.toolCallId,
         now: at,
       });
@@ -178,7 +185,8 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     },
     append: async (fence, transcriptId, message) => append(fence, transcriptId, message),
     startTool: async (fence, call) => startTool(fence, call),
-    recordToolResult: async (fence, call, content) => recordToolResult(fence, call, content),
+    recordToolResult: async (fence, call, content, outcome) =>
+      recordToolResult(fence, call, content, outcome),
     async unfinishedStart(call) {
       const entry = translateBusy(() => execution.get(call.transcriptId, call.toolCallId));
       return entry?.status === 'started' ? entry.started_at : undefined;

@@ -17,6 +17,8 @@ import { tempDir } from '../../support/temp-dir.js';
 import { createTestClock, type TestClock } from '../../support/test-clock.js';
 import { createTestLogger, type TestLogger } from '../../support/test-logger.js';
 
+/** The people of the core flows by name; the approver is the one whose decisions the model hears of. */
+const peopleNames: Readonly<Record<string, string>> = { UAPPROVER: 'Ada' };
 export const approver = 'UAPPROVER';
 export const requester = 'UREQUESTER';
 
@@ -176,7 +178,8 @@ function createHarness(
       model,
       policy: corePolicy,
       tools,
-      directory: { groupMembers: async () => [] },
+      // Names as the front end would look them up, for what the model is told about people.
+      directory: { groupMembers: async () => [], userName: async (userId) => peopleNames[userId] },
       logger: log.logger,
       now: clock.now,
       agentCacheSize: options.agentCacheSize,

@@ -18,8 +18,9 @@ describe('decisions', () => {
     expect(restart.runs).toEqual([]);
     expect(model.calls).toHaveLength(2);
     const result = toolResults(model.calls[1]!.messages).get('call_1');
-    expect(result).toContain('denied');
-    expect(result).toContain('UAPPROVER');
+    // By name: the model passes the sentence on to people, who do not read ids.
+    expect(result).toMatch(/^Not run: denied by Ada\.\n/);
+    expect(result).not.toContain('UAPPROVER');
     expect((await core.messages(threadTs)).at(-1)).toEqual({
       role: 'assistant',
       content: 'I was not allowed to restart web',

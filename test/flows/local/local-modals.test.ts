@@ -121,6 +121,7 @@ describe('modals in the local workspace', () => {
       'working',
       'awaiting',
       'done',
+      'failed-calls',
       'denied',
       'expired',
       'failed',

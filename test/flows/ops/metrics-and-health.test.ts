@@ -78,7 +78,7 @@ describe('metrics', () => {
     expect(sample(after, 'holdfast_approvals_pending')).toBe(0);
     expect(sample(after, 'holdfast_approval_decisions_total', '{outcome="allowed"}')).toBe(1);
     expect(sample(after, 'holdfast_approval_decision_seconds_count', '{outcome="allowed"}')).toBe(1);
-    expect(sample(after, 'holdfast_tool_runs_total', '{tool="ops_shell",outcome="ok"}')).toBe(1);
+    expect(sample(after, 'holdfast_tool_runs_total', '{tool="ops_shell",outcome="succeeded"}')).toBe(1);
     expect(sample(after, 'holdfast_tool_run_seconds_count', '{tool="ops_shell"}')).toBe(1);
     expect(sample(after, 'holdfast_turns_total', '{outcome="completed"}')).toBe(1);
     expect(sample(after, 'holdfast_model_requests_total', '{outcome="ok"}')).toBe(2);

@@ -38,7 +38,12 @@ describe('operator log lines', () => {
       }),
     ]);
     expect(line('tool ran')).toEqual([
-      expect.objectContaining({ ...ids, tool: 'ops_shell', outcome: 'ok', durationMs: expect.any(Number) }),
+      expect.objectContaining({
+        ...ids,
+        tool: 'ops_shell',
+        outcome: 'succeeded',
+        durationMs: expect.any(Number),
+      }),
     ]);
     expect(line('turn waits for approval')).toEqual([
       expect.objectContaining({ turnId, requestIds: [card.requestId] }),

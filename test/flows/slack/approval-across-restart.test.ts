@@ -85,6 +85,7 @@ describe('an approval over Slack', () => {
       role: 'tool',
       toolCallId: 'call_restart',
       content: 'ran: systemctl restart web',
+      outcome: { type: 'succeeded' },
     });
 
     const approval = await slack.holdfast.runtime.store.approvals.get(card.requestId);

@@ -128,9 +128,10 @@ describe('edit, then approve', () => {
     const result = model.calls[1]?.messages.at(-1);
     expect(result).toMatchObject({ role: 'tool', toolCallId: 'call_restart' });
     const content = String((result as { content: string }).content);
-    expect(content).toMatch(/^ran: systemctl status web\n\nEdited before approval: <@U0BOB> changed/);
-    expect(content).toContain('Proposed: {"command":"systemctl restart web"}');
-    expect(content).toContain('Used instead: {"command":"systemctl status web"}');
+    expect(content).toMatch(
+      /^ran: systemctl status web\n\nEdited before approval by bob: changed `command` from "systemctl restart web" to "systemctl status web"\.\n/,
+    );
+    expect(content).not.toContain('U0BOB');
     expect(
       readRows(
         slack.databasePath,
