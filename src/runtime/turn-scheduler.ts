@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { TurnOutcome, TurnRunner } from '../agent/turn-runner.js';
+import type { Turn } from '../store/records.js';
 import type { ClaimedTurn, Store } from '../store/store.js';
 import { type LoadPressure, nextConcurrency } from './load-pressure.js';
 import type { TurnObserver } from './turn-observer.js';
@@ -197,9 +198,12 @@ export class TurnScheduler {
     const signal = this.#shutdown.signal;
     const claimed = typeof how === 'object' && 'fence' in how ? how : undefined;
     const turn = claimed ? claimed.turn : await store.turns.get(turnId);
-    // A turn claimed by a click was `awaiting_approval` a moment ago; the observer wants to know that.
-    const shown =
-      claimed?.mode === 'resume' && turn ? { ...turn, status: 'awaiting_approval' as const } : turn;
+    // The observer is shown the turn as it stood before this claim: a click's was `awaiting_approval` a
+    // moment ago, a new message's `queued`; one still `running` was left by a process that died, and what
+    // that process showed may still be up.
+    const before: Turn['status'] | undefined =
+      claimed?.mode === 'resume' ? 'awaiting_approval' : claimed?.mode === 'start' ? 'queued' : undefined;
+    const shown: Turn | undefined = before && turn ? { ...turn, status: before } : turn;
     if (shown) await this.#notify(() => observer.turnStarting(shown, claimed?.onDisk), logger);
     const outcome = claimed
       ? await runner.runClaimed(claimed, signal)

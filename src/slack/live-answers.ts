@@ -52,7 +52,11 @@ export interface LiveAnswers {
   /** The turn stopped here without an end (shutdown, lost lease): what it showed is left for recovery. */
   abandon(turnId: string): void;
   /** The turn stopped short of an answer (waits on people, failed): its message is closed as it stands. */
-  close(turnId: string, note?: string): Promise<void>;
+  /**
+   * `ended`: the turn is over for good (stopped, failed), so its Stop button goes too; a turn that waits
+   * on people keeps it, since Stop still ends it.
+   */
+  close(turnId: string, note?: string, options?: { readonly ended?: boolean }): Promise<void>;
   /**
    * The turn's answer is about to be delivered: no more updates, the ones in flight finish, and the
    * message to replace (this process's, or one a crashed process recorded) is handed over.
@@ -93,11 +97,23 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
     message: Omit<LiveMessage, 'owner'>,
     note: string | undefined,
     shown: string | undefined,
+    ended = false,
   ): Promise<void> => {
     const chunks = note ? [{ type: 'markdown_text' as const, text: `\n\n${note}` }] : undefined;
     if (message.kind === 'stream') {
       await certain.stopStream({ channel: message.channel, ts: message.ts, chunks });
-    } else if (note) {
+    }
+    if (ended) {
+      // What is true now, with no Stop button: a control that can do nothing any more is not shown.
+      const text =
+        [shown, note].filter((part) => part !== undefined && part !== '').join('\n\n') || 'Stopped.';
+      await certain.updateMessage({
+        channel: message.channel,
+        ts: message.ts,
+        text,
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+      });
+    } else if (message.kind === 'message' && note) {
       // A message rewritten by a process that is gone: what it showed is not known here, only that it stopped.
       await certain.updateMessage({
         channel: message.channel,
@@ -134,7 +150,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
       live.delete(turnId);
     },
 
-    async close(turnId, note) {
+    async close(turnId, note, options) {
       const message = live.get(turnId);
       if (!message) return closeAbandoned(turnId);
       live.delete(turnId);
@@ -143,7 +159,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
         await closeAbandoned(turnId);
         return;
       }
-      await finish(opened, note, message.rendered()).catch((error: unknown) => {
+      await finish(opened, note, message.rendered(), options?.ended).catch((error: unknown) => {
         logger.debug({ err: error, turnId }, 'could not close a live message');
       });
       await store.liveMessages.forget(turnId);

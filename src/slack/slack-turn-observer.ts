@@ -56,6 +56,8 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
   /** Turns running here, and what keeps their status current. */
   const running = new Map<string, RunningTurn>();
+  /** Endings being worked out (read from the store) before they are wished for. */
+  const settling = new Set<Promise<void>>();
   /** Turns whose answer could not be posted: they read as failed, whatever their calls did. */
   const answerFailed = new Set<string>();
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
@@ -68,9 +70,13 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     decor.follow(
       turn.id,
       { thread, triggerTs: turn.triggerTs },
-      // Taken over waiting (after a restart, or from another process): its bell and its suspended
-      // session may be showing.
-      turn.status === 'awaiting_approval' ? { reactions: ['awaiting'], session: true } : {},
+      // Taken over waiting (after a restart, or from another process): its bell and its suspended session
+      // may be showing. Taken over running (its process died): its hourglass and working session may be.
+      turn.status === 'awaiting_approval'
+        ? { reactions: ['awaiting'], session: true }
+        : turn.status === 'running'
+          ? { reactions: ['working'], session: true }
+          : {},
     );
     return true;
   };
@@ -122,9 +128,12 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       stopTimers(turn.id);
       settleLive(outcome);
       if (!follow(turn)) return Promise.resolve();
-      void settle(outcome).catch((error: unknown) =>
-        logger.debug({ err: error, turnId: turn.id }, 'could not settle the thread status'),
-      );
+      const settled: Promise<void> = settle(outcome)
+        .catch((error: unknown) =>
+          logger.debug({ err: error, turnId: turn.id }, 'could not settle the thread status'),
+        )
+        .finally(() => settling.delete(settled));
+      settling.add(settled);
       return Promise.resolve();
     },
 
@@ -158,6 +167,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     },
 
     async idle() {
+      await Promise.all(settling);
       await decor.idle();
       await deps.live?.idle();
     },
@@ -169,6 +179,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     if (!live) return;
     const turnId = outcome.turn.id;
     if (outcome.type === 'interrupted') live.abandon(turnId);
+    else if (outcome.type === 'failed') void live.close(turnId, undefined, { ended: true });
     else if (outcome.type !== 'completed') void live.close(turnId);
   }
 

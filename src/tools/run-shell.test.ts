@@ -116,7 +116,8 @@ describe('run_shell', () => {
       parsed(tool, { command: 'touch started' }),
       toolContext({ signal: stopping.signal }),
     );
-    expect(result).toContain('[stopped: holdfast is shutting down]');
+    expect(outputText(result)).toContain('[stopped before it finished');
+    expect(result).toMatchObject({ type: 'failed', error: 'stopped' });
     expect(fs.existsSync(path.join(workdir, 'started'))).toBe(false);
   });
 
@@ -134,7 +135,9 @@ describe('run_shell', () => {
 
     expect(await groups.endAll(100)).toBe(1);
 
-    expect(await running).toContain('[killed by SIGKILL]');
+    const ended = await running;
+    expect(outputText(ended)).toContain('[killed by SIGKILL]');
+    expect(ended).toMatchObject({ type: 'failed' });
     expect(isRunning(Number(fs.readFileSync(pidFile, 'utf8')))).toBe(false);
     expect(groups.size).toBe(0);
     await tool.execute(parsed(tool, { command: 'touch started' }), toolContext());

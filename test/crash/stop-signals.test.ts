@@ -54,7 +54,7 @@ describe('holdfast stopped by a signal to its process group while a command runs
         },
       ]);
       const [result] = world.rows("SELECT content FROM messages WHERE role = 'tool'");
-      expect(String(result?.content)).toContain('[stopped: holdfast is shutting down]');
+      expect(String(result?.content)).toContain('[stopped before it finished');
       expect(first.logs.some((line) => line.msg === 'tool interrupted: holdfast is shutting down')).toBe(
         true,
       );

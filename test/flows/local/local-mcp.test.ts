@@ -59,6 +59,7 @@ describe('MCP servers in the local workspace', () => {
       role: 'tool',
       toolCallId: 'call_echo',
       content: 'Echo: from the local workspace',
+      outcome: { type: 'succeeded' },
     });
   });
 });

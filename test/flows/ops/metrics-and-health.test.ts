@@ -60,7 +60,8 @@ describe('metrics', () => {
     expect(sample(before, 'holdfast_approval_decisions_total', '{outcome="allowed"}')).toBeUndefined();
 
     slack.api.failNext('users.info', { type: 'rate-limited', retryAfterSeconds: 0 });
-    slack.api.failNext('reactions.add', { type: 'rate-limited', retryAfterSeconds: 0 });
+    // The bell (only nice to have: dropped), then the final tick (retried once, then refused).
+    slack.api.failNext('reactions.add', { type: 'rate-limited', retryAfterSeconds: 0 }, 2);
     slack.api.failNext('reactions.add', { type: 'error', error: 'channel_not_found' });
     const threadTs = await slack.mention('please restart the web tier');
     const card = await waitForCard(slack.api, threadTs);
@@ -85,8 +86,8 @@ describe('metrics', () => {
     expect(sample(after, 'holdfast_model_request_seconds_count', '{outcome="ok"}')).toBe(2);
     expect(sample(after, 'holdfast_outbox_pending')).toBe(0);
     // users.info was rate limited before the mention was stored, and not retried: the ack does not wait.
-    // The first reaction was rate limited and retried, and then refused by Slack.
-    expect(sample(after, 'holdfast_slack_api_rate_limited_total')).toBe(2);
+    // The bell was rate limited and dropped; the final reaction was rate limited, retried, then refused.
+    expect(sample(after, 'holdfast_slack_api_rate_limited_total')).toBe(3);
     expect(sample(after, 'holdfast_slack_api_retries_total')).toBe(1);
     expect(
       sample(after, 'holdfast_slack_api_errors_total', '{method="users.info",error="ratelimited"}'),

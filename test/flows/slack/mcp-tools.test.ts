@@ -75,6 +75,7 @@ describe('an MCP server as a tool source', () => {
       role: 'tool',
       toolCallId: 'call_echo',
       content: 'Echo: hello from slack',
+      outcome: { type: 'succeeded' },
     });
     expect(readRows(slack.databasePath, 'SELECT tool_name, status FROM tool_executions')).toEqual([
       { tool_name: 'everything__echo', status: 'finished' },

@@ -101,6 +101,10 @@ describe('Stop', () => {
     const notice = slack.api.thread(channel, threadTs).find((message) => message.text.includes('Stopped by'));
     expect(notice?.text).toBe(`⏹️ Stopped by <@${people.alice}>.`);
     await slack.api.waitFor('chat.stopStream', (call) => call.params.ts === streamTs);
+    // The live message no longer offers a Stop that can do nothing.
+    await slack.api.waitFor('chat.update', (call) => call.params.ts === streamTs);
+    await slack.settle();
+    expect(JSON.stringify(slack.api.message(channel, streamTs)?.blocks)).not.toContain('holdfast.turn.stop');
     expect(
       readRows(slack.databasePath, "SELECT actor, kind FROM audit_events WHERE kind = 'turn.stopped'"),
     ).toEqual([{ actor: people.alice, kind: 'turn.stopped' }]);
