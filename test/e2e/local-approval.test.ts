@@ -149,27 +149,31 @@ describe('local workspace in a browser', () => {
     expect(await revoke.count()).toBe(0);
     await shot(page, '13-grant-revoked');
 
-    // The whole plan at once: two commands in one request show two cards together, and neither runs
-    // until both are allowed.
+    // The whole plan at once: two commands in one request are one card that lists both, each with its own
+    // buttons, and neither runs until both are allowed.
     await page.click('[data-channel="C0OPS"]');
     await switchTo(page, 'U0ALICE');
     await page.fill('#channel-input', '@holdfast run `echo batch-one` and `echo batch-two`');
     await page.press('#channel-input', 'Enter');
     const cards = approvalCard(page);
-    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(2);
-    expect(await cards.nth(0).textContent()).toContain('echo batch-one');
-    expect(await cards.nth(1).textContent()).toContain('echo batch-two');
+    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBe(1);
+    const plan = cards.nth(0);
+    expect(await plan.textContent()).toContain('echo batch-one');
+    expect(await plan.textContent()).toContain('echo batch-two');
+    expect(await plan.textContent()).toContain('Nothing runs until every call is decided');
     await switchTo(page, 'U0BOB');
     await shot(page, '14-batch-cards');
     const batchAnswer = page.locator('#thread-messages .message', { hasText: 'finished' }).filter({
       hasText: 'batch-',
     });
-    await cards.nth(0).locator('[data-action-id="holdfast.approval.allow"]').click();
+    const allows = plan.locator('[data-action-id="holdfast.approval.allow"]');
+    await expect.poll(() => allows.count()).toBe(2);
+    await allows.nth(0).click();
     await page.locator('#confirm[open]').waitFor();
     await page.click('#confirm-ok');
-    await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => allows.count(), { timeout: 15_000 }).toBe(1);
     expect(await batchAnswer.count()).toBe(0);
-    await cards.nth(0).locator('[data-action-id="holdfast.approval.allow"]').click();
+    await allows.nth(0).click();
     await page.locator('#confirm[open]').waitFor();
     await page.click('#confirm-ok');
     await batchAnswer.first().waitFor({ timeout: 20_000 });

@@ -43,8 +43,14 @@ describe('a running turn in the browser', () => {
     await stream.locator('[data-action-id="holdfast.turn.stop"]').click();
     await page.locator('#confirm[open]').waitFor();
     await page.click('#confirm-ok');
-    const stopped = page.locator('#thread-messages .stream[data-stream="stopped"]');
-    await stopped.waitFor({ timeout: 15_000 });
+    // The stream ends, and the message keeps what ran with no Stop button left to press.
+    const open = page.locator('#thread-messages .stream[data-stream="open"]');
+    await expect.poll(() => open.count(), { timeout: 15_000 }).toBe(0);
+    const stopButtons = page.locator('#thread-messages [data-action-id="holdfast.turn.stop"]');
+    await expect.poll(() => stopButtons.count(), { timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(() => page.locator('#thread-messages').textContent(), { timeout: 15_000 })
+      .toContain('Using run_shell for this.');
     const notice = page.locator('#thread-messages .message', { hasText: /stopped by @alice/i });
     await notice.first().waitFor({ timeout: 15_000 });
     await shot(page, '9-stopped');
