@@ -191,6 +191,14 @@ describe('loadConfig', () => {
     expect(config.allowSelfApproval).toBe(true);
   });
 
+  it('paces Slack calls by the published limits unless HOLDFAST_SLACK_PACING is off', () => {
+    expect(loadConfig({}, cwd).slackPacing).toBe(true);
+    expect(loadConfig({ HOLDFAST_SLACK_PACING: 'off' }, cwd).slackPacing).toBe(false);
+    expect(refusal({ HOLDFAST_SLACK_PACING: 'sometimes' }).issues).toEqual([
+      expect.stringMatching(/^HOLDFAST_SLACK_PACING: /),
+    ]);
+  });
+
   it('keeps message events on the intake thread unless HOLDFAST_INTAKE_THREAD is off, and names a bad value', () => {
     expect(loadConfig({}, cwd).intakeThread).toBe(true);
     expect(loadConfig({ HOLDFAST_INTAKE_THREAD: ' OFF ' }, cwd).intakeThread).toBe(false);

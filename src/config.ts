@@ -64,6 +64,11 @@ export interface Config {
    * their own (on), or by the main thread with everything else (off).
    */
   readonly intakeThread: boolean;
+  /**
+   * `HOLDFAST_SLACK_PACING`: plan Slack calls by each method's published rate limit (on), or leave it to
+   * Slack's 429s alone (off: an app Slack has granted higher limits, or a stand-in Slack that has none).
+   */
+  readonly slackPacing: boolean;
   /** `HOLDFAST_CONTEXT_TOKENS`: the most tokens one model call may carry; below the model's window. */
   readonly contextTokensCap?: number;
   /** What one turn may spend (model calls, tool calls) across itself and its nested agents. */
@@ -154,6 +159,7 @@ const envSchema = z.object({
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
   HOLDFAST_LIVE_ANSWERS: onOff('on'),
   HOLDFAST_INTAKE_THREAD: onOff('on'),
+  HOLDFAST_SLACK_PACING: onOff('on'),
   HOLDFAST_CONTEXT_TOKENS: optionalText.pipe(
     z
       .string()
@@ -263,6 +269,7 @@ export function loadConfig(
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
     liveAnswers: e.HOLDFAST_LIVE_ANSWERS === 'on',
     intakeThread: e.HOLDFAST_INTAKE_THREAD === 'on',
+    slackPacing: e.HOLDFAST_SLACK_PACING === 'on',
     contextTokensCap: e.HOLDFAST_CONTEXT_TOKENS,
     turnBudget: { modelCalls: e.HOLDFAST_MAX_MODEL_CALLS, toolCalls: e.HOLDFAST_MAX_TOOL_CALLS },
     admission: { perThread: e.HOLDFAST_MAX_TURNS_PER_THREAD, perUser: e.HOLDFAST_MAX_TURNS_PER_USER },

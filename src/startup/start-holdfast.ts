@@ -165,7 +165,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       busy,
       live: overrides.live,
       slackClock: overrides.slackClock,
-      slackLimits: overrides.slackLimits,
+      // Pacing off plans by no limit at all: Slack's 429s alone say when to wait.
+      slackLimits: overrides.slackLimits ?? (config.slackPacing ? undefined : {}),
     });
     const runtime = new Runtime({
       store,

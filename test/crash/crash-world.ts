@@ -196,6 +196,9 @@ export async function startCrashWorld(options: CrashWorldOptions = {}): Promise<
           HOLDFAST_MAX_TURNS_PER_USER: '10000',
           // Answers as whole messages: these suites count posts; live answers have their own flow tests.
           HOLDFAST_LIVE_ANSWERS: 'off',
+          // This stand-in enforces no rate limits, and a thread every 400 ms in one channel is more than
+          // Slack's one message a second there: these suites are about processes, not Slack's limits.
+          HOLDFAST_SLACK_PACING: 'off',
           // Leases and the sweep keep their defaults: the takeover figures are the ones a deployment gets.
           ...env,
         },
