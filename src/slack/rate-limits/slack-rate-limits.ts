@@ -112,18 +112,11 @@ export class SlackRateLimits {
         );
       }
       sent += 1;
-      this.budget.spend(method, options.channel);
       try {
-        const result = await call();
-        this.#unproven.delete(method);
-        return result;
+        return await this.#send(method, call, options);
       } catch (error) {
-        const failure = options.toError(error);
-        if (failure.retryAfterMs === undefined) {
-          this.#unproven.delete(method);
-          throw failure;
-        }
-        this.limited(method, failure.retryAfterMs, options.channel);
+        const failure = error as SlackApiError;
+        if (failure.retryAfterMs === undefined) throw failure;
         // Patience 0 never sends again here, however short the wait: its caller keeps its own schedule.
         const waits = patient && this.#now() + failure.retryAfterMs <= deadline;
         if (!waits || sent >= options.attempts) throw failure;
@@ -155,6 +148,15 @@ export class SlackRateLimits {
       ),
     );
     if (wait > 0) throw rateLimited(method, wait);
+    return this.#send(method, call, options);
+  }
+
+  /** Sends one call, spending its budget; a failure comes back as Slack's, and a 429 pauses the method. */
+  async #send<Result>(
+    method: string,
+    call: () => Promise<Result>,
+    options: { readonly toError: (error: unknown) => SlackApiError; readonly channel?: string },
+  ): Promise<Result> {
     this.budget.spend(method, options.channel);
     try {
       const result = await call();
@@ -162,7 +164,8 @@ export class SlackRateLimits {
       return result;
     } catch (error) {
       const failure = options.toError(error);
-      if (failure.retryAfterMs !== undefined) this.limited(method, failure.retryAfterMs, options.channel);
+      if (failure.retryAfterMs === undefined) this.#unproven.delete(method);
+      else this.limited(method, failure.retryAfterMs, options.channel);
       throw failure;
     }
   }
