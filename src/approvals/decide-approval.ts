@@ -14,7 +14,6 @@ export type { CardLookup, CardLookupResult } from './card-lookup.js';
 export type { ApproverDirectory, DecideApprovalDeps } from './decide-approval-deps.js';
 export type { DecisionOutcome } from './decision-outcome.js';
 export type { DecisionAction, DecisionOrigin, DecisionRequest } from './decision-request.js';
-export { describeRefusal } from './describe-refusal.js';
 export { mayDecide, refusalFor } from './may-decide.js';
 export { type RefusedClick, recordRefusal } from './record-refusal.js';
 export type { RefusalReason, RefusalRecord } from './refusal-reason.js';

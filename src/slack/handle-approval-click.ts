@@ -1,15 +1,11 @@
 import type { Logger } from 'pino';
-import {
-  type DecisionAction,
-  type DecisionOrigin,
-  type DecisionRequest,
-  describeRefusal,
-} from '../approvals/decide-approval.js';
+import type { DecisionAction, DecisionOrigin, DecisionRequest } from '../approvals/decide-approval.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import { isStoreFault } from '../store/store-errors.js';
 import { type ApprovalOutcome, describeOutcome } from './blocks/index.js';
 import { outcomeOf } from './present-approval.js';
 import type { SlackPort } from './slack-port.js';
+import { describeRefusal } from './text/describe-refusal.js';
 import { mentionUser } from './text/escape-mrkdwn.js';
 import { formatSlackDate } from './text/slack-date.js';
 

@@ -1,6 +1,5 @@
 import {
   bindingMismatch,
-  describeRefusal,
   type RefusalRecord,
   type RefusedClick,
   recordRefusal,
@@ -16,6 +15,7 @@ import {
 } from './handle-approval-click.js';
 import { outcomeOf, presentApproval } from './present-approval.js';
 import { mayView, type VisibilityDeps } from './record-visibility.js';
+import { describeRefusal } from './text/describe-refusal.js';
 
 export type ShowArgumentsDeps = ClickDeps & Pick<VisibilityDeps, 'directory'>;
 

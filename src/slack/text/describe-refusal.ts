@@ -1,6 +1,8 @@
-import type { Approval } from '../store/records.js';
-import type { RefusalReason } from './refusal-reason.js';
+import type { RefusalReason } from '../../approvals/refusal-reason.js';
+import type { Approval } from '../../store/records.js';
+import { mentionUser } from './escape-mrkdwn.js';
 
+/** Why a click decided nothing, in words for the person who clicked (Slack mrkdwn). */
 export function describeRefusal(reason: RefusalReason, approval: Approval): string {
   switch (reason) {
     case 'not-approver':
@@ -30,7 +32,7 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
     case 'arguments-mismatch':
       if (approval.edit && approval.decision === null) {
         return (
-          `<@${approval.edit.by}> edited the arguments of this request after this button was made, so nothing ` +
+          `${mentionUser(approval.edit.by)} edited the arguments of this request after this button was made, so nothing ` +
           'was changed. Check the edited call on the card (or in `/approvals`) and decide that.'
         );
       }
