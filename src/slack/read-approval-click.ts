@@ -2,12 +2,8 @@ import type { DecisionOrigin } from '../approvals/decide-approval.js';
 import { type ApprovalActionKind, approvalActionKind, parseApprovalBlockId } from './blocks/index.js';
 import { type BlockActions, clickEnterpriseId, modalReplyToSchema } from './payloads.js';
 
-/** A click on one of holdfast's approval buttons, as far as the payload can tell. */
-export interface ApprovalButtonClick {
-  readonly kind: ApprovalActionKind;
-  readonly requestId: string;
-  /** From the block id; undefined when it carried none or named another request than the value. */
-  readonly argsFingerprint: string | undefined;
+/** Who clicked, in which workspace, on which message or view, and where to reply: every holdfast button. */
+export interface ClickSite {
   readonly userId: string;
   readonly teamId: string;
   readonly origin: DecisionOrigin;
@@ -20,15 +16,12 @@ export interface ApprovalButtonClick {
   readonly viewType: string | undefined;
 }
 
-/** Who clicked, in which workspace, on which message or view, and where to reply: any holdfast button. */
-export interface ClickSite {
-  readonly userId: string;
-  readonly teamId: string;
-  readonly origin: DecisionOrigin;
-  readonly replyTo: { readonly channel: string; readonly threadTs?: string } | undefined;
-  readonly triggerId: string | undefined;
-  readonly hasResponseUrl: boolean;
-  readonly viewType: string | undefined;
+/** A click on one of holdfast's approval buttons, as far as the payload can tell. */
+export interface ApprovalButtonClick extends ClickSite {
+  readonly kind: ApprovalActionKind;
+  readonly requestId: string;
+  /** From the block id; undefined when it carried none or named another request than the value. */
+  readonly argsFingerprint: string | undefined;
 }
 
 /** The site of a click in a parsed `block_actions` payload; undefined when it names no team. */

@@ -57,8 +57,11 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   /** Turns running here, and what keeps their status current. */
   const running = new Map<string, RunningTurn>();
   /** Endings being worked out (read from the store) before they are wished for. */
-  const settling = new Set<Promise<void>>();
-  /** Turns whose answer could not be posted: they read as failed, whatever their calls did. */
+  const settling = new Map<string, Promise<void>>();
+  /**
+   * Turns whose answer could not be posted while their ending was still being worked out: that ending
+   * (failed) stands, whatever their calls did.
+   */
   const answerFailed = new Set<string>();
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
@@ -132,8 +135,11 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         .catch((error: unknown) =>
           logger.debug({ err: error, turnId: turn.id }, 'could not settle the thread status'),
         )
-        .finally(() => settling.delete(settled));
-      settling.add(settled);
+        .finally(() => {
+          if (settling.get(turn.id) === settled) settling.delete(turn.id);
+          answerFailed.delete(turn.id);
+        });
+      settling.set(turn.id, settled);
       return Promise.resolve();
     },
 
@@ -142,7 +148,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       if (entry.message.type !== 'answer' || entry.turnId === null) return;
       const turn = await store.turns.get(entry.turnId);
       if (!turn || !follow(turn)) return;
-      answerFailed.add(turn.id);
+      if (settling.has(turn.id)) answerFailed.add(turn.id);
       decor.wish(turn.id, { reaction: 'failed', session: 'active', sessionWhen: 'if-shown', certain: true });
       decor.forget(turn.id);
     },
@@ -167,7 +173,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     },
 
     async idle() {
-      await Promise.all(settling);
+      await Promise.all(settling.values());
       await decor.idle();
       await deps.live?.idle();
     },
@@ -189,7 +195,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       case 'completed': {
         const ending = await endingOf(turn);
         // The answer could not be posted meanwhile: that ending (failed) stands.
-        if (answerFailed.delete(turn.id)) return;
+        if (answerFailed.has(turn.id)) return;
         // The session goes back to idle only if it showed something: a quick answer never opened one.
         decor.wish(turn.id, { reaction: ending, session: 'active', sessionWhen: 'if-shown', certain: true });
         decor.forget(turn.id);

@@ -8,8 +8,9 @@ import { createDeliveryKeyAt, createFindDelivery, deliveryEventType } from './fi
 import { type CallPriority, SlackRateLimits } from './rate-limits/index.js';
 import { SlackApiError } from './slack-errors.js';
 import { createSlackLookups, type SlackLookups } from './slack-lookups.js';
-import type { OutgoingMessage, SessionStatus, SlackPort } from './slack-port.js';
+import type { OutgoingMessage, SlackPort } from './slack-port.js';
 import { createSlackStreams } from './slack-streams.js';
+import { createSlackThreadStatus } from './slack-thread-status.js';
 import { toSlackApiError } from './to-slack-api-error.js';
 
 export { deliveryEventType } from './find-delivery.js';
@@ -69,22 +70,8 @@ const userResponse = z.object({
 const groupResponse = z.object({ users: z.array(z.string()) });
 const permalinkResponse = z.object({ permalink: z.string() });
 
-const assistantStatus = 'assistant.threads.setStatus';
-const agentSessionStatus = 'agents.sessions.setStatus';
-
 /** Reactions that are already there (or already gone) are the state we wanted, not a failure. */
 const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction']);
-
-/** Refusals of `assistant.threads.setStatus` that hold for every conversation: the token cannot call it. */
-const tokenRefusals = new Set([
-  'missing_scope',
-  'not_allowed_token_type',
-  'invalid_auth',
-  'not_authed',
-  'account_inactive',
-  'token_revoked',
-  'unknown_method',
-]);
 
 export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
   const { client, logger } = options;
@@ -124,46 +111,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       ...scope,
     });
 
-  /**
-   * `limits`: a rate limit or a transient failure is the caller's to handle (the session status waits
-   * it out); otherwise, as for the legacy line, it is logged and dropped, since the line is sent again
-   * with what is true then.
-   */
-  const setAssistantStatus = async (
-    target: { channel: string; threadTs: string; status: string },
-    failures: 'drop' | 'throw' = 'drop',
-  ) => {
-    if (
-      refused.methods.has(assistantStatus) ||
-      refused.inChannels.has(`${assistantStatus} ${target.channel}`)
-    )
-      return;
-    try {
-      await call(
-        assistantStatus,
-        () =>
-          client.assistant.threads.setStatus({
-            channel_id: target.channel,
-            thread_ts: target.threadTs,
-            status: target.status,
-          }),
-        failures === 'drop' ? 0 : undefined,
-      );
-    } catch (error) {
-      if (error instanceof SlackApiError && tokenRefusals.has(error.slackError))
-        refused.methods.add(assistantStatus);
-      else if (error instanceof SlackApiError && error.refused && error.retryAfterMs === undefined)
-        refused.inChannels.set(`${assistantStatus} ${target.channel}`, true);
-      else if (failures === 'throw') throw error;
-      logger.debug({ err: error }, 'assistant.threads.setStatus is not available here');
-    }
-  };
-
-  const setSessionStatusFallback = (target: { channel: string; threadTs: string; status: SessionStatus }) =>
-    setAssistantStatus(
-      { channel: target.channel, threadTs: target.threadTs, status: assistantLineOf(target.status) },
-      'throw',
-    );
+  const threadStatus = createSlackThreadStatus({ client, call, logger, refused });
 
   const blocks = (value: readonly KnownBlock[] | undefined) =>
     value ? value.map((block) => redactStrings(block, redact)) : undefined;
@@ -271,31 +219,7 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       await call('views.push', () => client.views.push({ trigger_id: triggerId, view }), 0);
     },
     conversationMembers,
-    setAssistantStatus: (target) => setAssistantStatus(target),
-    async setSessionStatus(target) {
-      if (!refused.methods.has(agentSessionStatus)) {
-        try {
-          await call(agentSessionStatus, () =>
-            client.agents.sessions.setStatus({
-              channel_id: target.channel,
-              thread_ts: target.threadTs,
-              status: target.status,
-            }),
-          );
-          return;
-        } catch (error) {
-          if (!(error instanceof SlackApiError && agentSessionRefusals.has(error.slackError))) throw error;
-          // Said once in the log, whichever port learns it first.
-          if (refused.methods.has(agentSessionStatus)) return setSessionStatusFallback(target);
-          refused.methods.add(agentSessionStatus);
-          logger.info(
-            { slackError: error.slackError },
-            'Slack agent sessions are not available to this app; the thread shows its status with assistant.threads.setStatus instead',
-          );
-        }
-      }
-      await setSessionStatusFallback(target);
-    },
+    ...threadStatus,
     findDelivery: createFindDelivery({ client, call }),
     deliveryKeyAt: createDeliveryKeyAt({ client, call }),
     async openDirectMessage(userId) {
@@ -325,33 +249,6 @@ export function createSlackWebApi(options: SlackWebApiOptions): SlackPort {
       }
     },
   };
-}
-
-/**
- * Refusals of `agents.sessions.setStatus` that mean the app has no agent sessions (not declared an agent,
- * an older workspace): the thread status falls back to the assistant status line for good.
- */
-const agentSessionRefusals = new Set([
-  'unknown_method',
-  'missing_scope',
-  'not_allowed_token_type',
-  'not_an_agent',
-  'app_not_agent',
-  'feature_not_enabled',
-  'method_deprecated',
-]);
-
-/** The assistant status line that stands for a session status where the app has no agent sessions. */
-function assistantLineOf(status: SessionStatus): string {
-  switch (status) {
-    case 'processing':
-      return 'is working on it…';
-    case 'suspended':
-      return 'is waiting for an approval…';
-    case 'active':
-    case 'closed':
-      return '';
-  }
 }
 
 async function ignoring(errors: ReadonlySet<string>, work: () => Promise<unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assistantStatusText, completedEnding, statusLegend, statusReactions } from './turn-status.js';
+import { completedEnding, statusLegend, statusReactions } from './turn-status.js';
 
 describe('completedEnding', () => {
   const ran = { type: 'succeeded' } as const;
@@ -59,13 +59,5 @@ describe('statusReactions', () => {
 
   it('has a legend line for every state', () => {
     expect(statusLegend.map((entry) => entry.status).sort()).toEqual(Object.keys(statusReactions).sort());
-  });
-});
-
-describe('assistantStatusText', () => {
-  it('shows working and waiting, and clears the line at every ending', () => {
-    expect(assistantStatusText('awaiting')).toBe('is waiting for an approval…');
-    for (const ending of ['done', 'failed-calls', 'denied', 'expired', 'failed', 'interrupted'] as const)
-      expect(assistantStatusText(ending)).toBe('');
   });
 });

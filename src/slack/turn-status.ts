@@ -65,20 +65,3 @@ export function completedEnding(facts: {
   );
   return notDone ? 'failed-calls' : 'done';
 }
-
-/** The assistant thread's status line (`assistant.threads.setStatus`) for a state; empty clears it. */
-export function assistantStatusText(status: ThreadStatus): string {
-  switch (status) {
-    case 'working':
-      return 'is working on it…';
-    case 'awaiting':
-      return 'is waiting for an approval…';
-    case 'done':
-    case 'failed-calls':
-    case 'denied':
-    case 'expired':
-    case 'failed':
-    case 'interrupted':
-      return '';
-  }
-}
