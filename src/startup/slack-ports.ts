@@ -76,7 +76,7 @@ export function buildSlackPorts(deps: {
       rateLimits,
       rateLimitPatienceMs,
     });
-  // Late is still useful here (a reply, a reaction, a live message), so its calls wait out a limit.
+  // Late is still useful here (a reply to a click, an inbox, a name), so its calls wait out a limit.
   const slack = port(connection.client, 'slack-api', 60_000);
   const status = {
     optional: port(connection.client, 'slack-status', 0, 'optional'),
