@@ -67,7 +67,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
   /** Follows the turn's message; false when its conversation names no Slack thread. */
-  const follow = (turn: Turn): boolean => {
+  const follow = (turn: Turn, shownEnding?: TurnEnding): boolean => {
     const thread = threadOf(turn.conversationId);
     if (!thread) return false;
     decor.follow(
@@ -75,11 +75,14 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       { thread, triggerTs: turn.triggerTs },
       // Taken over waiting (after a restart, or from another process): its bell and its suspended session
       // may be showing. Taken over running (its process died): its hourglass and working session may be.
+      // Settled already: the ending it was shown with may be on the message.
       turn.status === 'awaiting_approval'
         ? { reactions: ['awaiting'], session: true }
         : turn.status === 'running'
           ? { reactions: ['working'], session: true }
-          : {},
+          : shownEnding
+            ? { reactions: [shownEnding] }
+            : {},
     );
     return true;
   };
@@ -147,7 +150,11 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
       // The answer never reached the thread: the request message must not say it is done.
       if (entry.message.type !== 'answer' || entry.turnId === null) return;
       const turn = await store.turns.get(entry.turnId);
-      if (!turn || !follow(turn)) return;
+      if (!turn) return;
+      // Its ending may have been shown before Slack refused the answer (the tick must then come off); a
+      // turn still followed here knows what it shows, and the ending read here is then not used.
+      const shownEnding = turn.status === 'completed' ? await endingOf(turn) : undefined;
+      if (!follow(turn, shownEnding)) return;
       if (settling.has(turn.id)) answerFailed.add(turn.id);
       decor.wish(turn.id, { reaction: 'failed', session: 'active', sessionWhen: 'if-shown', certain: true });
       decor.forget(turn.id);

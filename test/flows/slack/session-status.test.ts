@@ -270,6 +270,27 @@ describe('the assistant status line, where the app has no agent sessions', () =>
     expect(slack.api.reactions(channel, threadTs)).toEqual(['x']);
   });
 
+  it('takes the tick off when the answer fails after the turn was already shown done', async () => {
+    const slack = await startSlackHarness({
+      ...noAgentSessions,
+      model: new ScriptedChatModel([reply.text('Answered.')]),
+    });
+    slack.api.failMatching('chat.postMessage', (params) => params.text === 'Answered.', {
+      type: 'error',
+      error: 'not_in_channel',
+    });
+    // Slack's refusal reaches holdfast only after the turn has settled and its tick is on the message.
+    const answer = slack.api.holdNext('chat.postMessage', (call) => call.params.text === 'Answered.');
+
+    const threadTs = await slack.mention('quick question');
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'white_check_mark');
+    answer.release();
+    await slack.api.waitFor('reactions.add', (call) => call.params.name === 'x');
+    await slack.settle();
+
+    expect(slack.api.reactions(channel, threadTs)).toEqual(['x']);
+  });
+
   it('clears it when the answer rewrites a live message, which is no reply', async () => {
     // Runs until the line has been sent again after the live message opened (which cleared it).
     const slack = await turnWaitingFor(
