@@ -11,8 +11,7 @@ import { argsFingerprint } from '../src/approvals/args-fingerprint.js';
 import { policySchema } from '../src/approvals/policy.js';
 import type { DeliveryPort } from '../src/outbox/delivery-port.js';
 import type { OutboxEntry } from '../src/outbox/outbox-message.js';
-import { Runtime } from '../src/runtime/create-runtime.js';
-import { silentObserver } from '../src/runtime/turn-observer.js';
+import { createRuntime, type Runtime } from '../src/runtime/create-runtime.js';
 import { conversationId } from '../src/store/conversation-id.js';
 import { createSqliteStore, openDatabase } from '../src/store/index.js';
 import type { SynchronousMode } from '../src/store/open-database.js';
@@ -153,7 +152,7 @@ export function buildHarnessOn(
   },
 ): HoldfastHarness {
   const slack = instantSlack();
-  const runtime = new Runtime({
+  const runtime = createRuntime({
     store,
     model: instantModel,
     policy: policySchema.parse({ approvers: { default: { users: [approver] } } }),
@@ -163,7 +162,6 @@ export function buildHarnessOn(
     delivery: { port: slack.port },
     admission: options.admission,
   });
-  runtime.observe(silentObserver);
   const cards = new Map<string, { ts: string; fingerprint: string }>();
 
   const harness: HoldfastHarness = {

@@ -26,7 +26,6 @@ import {
 } from './recovery.js';
 import type { RuntimeOptions } from './runtime-options.js';
 import { type StopOutcome, stopTurn } from './stop-turn.js';
-import { silentObserver, type TurnObserver } from './turn-observer.js';
 import type { TurnScheduler } from './turn-scheduler.js';
 import { wireRuntime } from './wire-runtime.js';
 
@@ -35,6 +34,11 @@ export type { RuntimeOptions } from './runtime-options.js';
 export type IncomingMessage = Omit<NewTurn, 'turnId'>;
 
 /** The core, assembled: what the Slack adapter, local mode, tests and the benchmark all drive. */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  return new Runtime(options);
+}
+
+/** The core, assembled (see `createRuntime`). */
 export class Runtime {
   readonly store: Store;
   readonly runner: TurnRunner;
@@ -45,7 +49,6 @@ export class Runtime {
   /** Messages acknowledged before they became turns; the adapter that keeps them handles them. */
   readonly inbound: InboundQueue;
   readonly #options: RuntimeOptions;
-  #observer: TurnObserver = silentObserver;
   #stopSweep: (() => Promise<void>) | undefined;
   /** Aborted at shutdown: recovery work still to do is left to the next process. */
   readonly #stopping = new AbortController();
@@ -63,7 +66,6 @@ export class Runtime {
     const parts = wireRuntime(options, {
       identity: this.identity,
       redact: this.#redact,
-      currentObserver: () => this.#observer,
     });
     this.agents = parts.agents;
     this.outbox = parts.outbox;
@@ -97,11 +99,6 @@ export class Runtime {
   /** How a click on a message that is not a recorded card is checked (see `bindingMismatch`). */
   get cards(): CardLookup | undefined {
     return this.#options.cards;
-  }
-
-  /** Status decoration (the Slack adapter); set once the adapter exists, since it needs the runtime too. */
-  observe(observer: TurnObserver): void {
-    this.#observer = observer;
   }
 
   /**
@@ -276,7 +273,7 @@ export class Runtime {
     await this.scheduler.idle();
     await this.outbox?.idle();
     await this.scheduler.idle();
-    await this.#observer.idle?.();
+    await this.#options.observer?.idle?.();
   }
 
   /**

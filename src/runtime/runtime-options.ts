@@ -66,4 +66,9 @@ export interface RuntimeOptions {
    * logs); errors it throws are logged and go no further.
    */
   readonly watch?: TurnObserver;
+  /**
+   * What people watching a turn see of it (the Slack adapter's status reactions and live messages);
+   * nothing when absent. Built before the runtime: it needs the store and the chat client, not the runtime.
+   */
+  readonly observer?: TurnObserver;
 }

@@ -8,7 +8,7 @@ import { AgentCache } from './agent-cache.js';
 import { createApproverNudger } from './nudge-approvers.js';
 import type { ProcessIdentity } from './process-identity.js';
 import type { RuntimeOptions } from './runtime-options.js';
-import type { TurnObserver } from './turn-observer.js';
+import { silentObserver } from './turn-observer.js';
 import { TurnScheduler } from './turn-scheduler.js';
 
 /** The parts a `Runtime` drives, built and wired to one another. */
@@ -21,19 +21,16 @@ export interface RuntimeParts {
   readonly nudge: (() => Promise<number>) | undefined;
 }
 
-/**
- * Builds the runtime's parts from its options. `currentObserver` is asked on every call, never kept: the
- * adapter's observer is set after the runtime exists (see `Runtime.observe`).
- */
+/** Builds the runtime's parts from its options. */
 export function wireRuntime(
   options: RuntimeOptions,
   shared: {
     readonly identity: ProcessIdentity;
     readonly redact: (text: string) => string;
-    readonly currentObserver: () => TurnObserver;
   },
 ): RuntimeParts {
-  const { identity, redact, currentObserver } = shared;
+  const { identity, redact } = shared;
+  const observer = options.observer ?? silentObserver;
   const toolsFor =
     typeof options.tools === 'function' ? options.tools : () => options.tools as readonly Tool[];
   const agents = new AgentCache({
@@ -77,7 +74,7 @@ export function wireRuntime(
         maxAttempts: options.delivery.maxAttempts,
         onSent: (entry) => {
           try {
-            currentObserver().delivered?.(entry);
+            observer.delivered?.(entry);
           } catch (error) {
             options.logger.warn({ err: error }, 'turn observer failed on a delivery');
           }
@@ -86,11 +83,9 @@ export function wireRuntime(
           options.watch?.deliveryFailed(entry).catch((error: unknown) => {
             options.logger.warn({ err: error }, 'turn watcher failed on a delivery failure');
           });
-          currentObserver()
-            .deliveryFailed(entry)
-            .catch((error: unknown) => {
-              options.logger.warn({ err: error }, 'turn observer failed on a delivery failure');
-            });
+          observer.deliveryFailed(entry).catch((error: unknown) => {
+            options.logger.warn({ err: error }, 'turn observer failed on a delivery failure');
+          });
         },
       })
     : undefined;
@@ -110,7 +105,7 @@ export function wireRuntime(
     maxSteps: options.maxSteps,
     contextTokens: options.contextTokens,
     budget: options.budget,
-    progress: (turn, event) => currentObserver().turnProgress?.(turn, event),
+    progress: (turn, event) => observer.turnProgress?.(turn, event),
     approverCopies: reminds(options.reach ?? noReach),
     nameOf,
   });
@@ -128,17 +123,16 @@ export function wireRuntime(
   const scheduler = new TurnScheduler({
     store: options.store,
     runner,
-    // Forwards to whatever `observe` set last, so the scheduler built now still reaches the adapter.
     observer: {
-      turnStarting: (turn, onDisk) => currentObserver().turnStarting(turn, onDisk),
-      deliveryFailed: (entry) => currentObserver().deliveryFailed(entry),
+      turnStarting: (turn, onDisk) => observer.turnStarting(turn, onDisk),
+      deliveryFailed: (entry) => observer.deliveryFailed(entry),
       turnSettled: async (outcome) => {
         // Whatever the turn's commit wrote to the outbox goes out now, not at the next sweep.
         if (outcome.type !== 'not-claimed') outbox?.kick(outcome.turn.conversationId);
         await options.watch?.turnSettled(outcome).catch((error: unknown) => {
           options.logger.warn({ err: error }, 'turn watcher failed');
         });
-        await currentObserver().turnSettled(outcome);
+        await observer.turnSettled(outcome);
       },
     },
     logger: options.logger,

@@ -15,9 +15,7 @@ import { registerGrantRevokeListener } from './listeners/grant-revoke-listener.j
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
-import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';
-import { createSlackTurnObserver } from './slack-turn-observer.js';
 
 export interface AttachSlackOptions {
   readonly app: App;
@@ -40,21 +38,13 @@ export interface AttachSlackOptions {
   readonly logger: Logger;
   /** The redactor built from the configured secrets; answers go through it before formatting. */
   readonly redact: Redact;
-  /** How long a turn runs before its message shows it is working (see createSlackTurnObserver). */
-  readonly workingAfterMs?: number;
-  /** True while the process is behind (see `LoadPressure`): status decoration waits. */
-  readonly busy?: () => boolean;
-  /** How often a working turn's status line is sent again (see createSlackTurnObserver). */
-  readonly statusRefreshMs?: number;
-  /** Answers shown as they are written; shared with delivery, whose answers replace them. */
-  readonly live?: LiveAnswers;
   /** The thread status's ports (see `SlackPorts.status`); `slack` for both when absent. */
   readonly status?: { readonly optional: SlackPort; readonly certain: SlackPort };
   /** The clock grants expire by. */
   readonly now?: () => number;
 }
 
-/** Connects a Bolt app to the runtime: listeners in, thread updates out. */
+/** Connects a Bolt app's listeners to the runtime (what turns show goes out through the turn observer). */
 export function attachSlack(options: AttachSlackOptions): void {
   const { app, runtime, slack, directory, logger, botUserId } = options;
   const inbox = {
@@ -121,16 +111,4 @@ export function attachSlack(options: AttachSlackOptions): void {
     // deferEventAcks); everything else was handled as well as it could be.
     if (isStoreFault(error.original ?? error)) throw error;
   });
-  runtime.observe(
-    createSlackTurnObserver({
-      slack: options.status?.optional ?? slack,
-      certain: options.status?.certain ?? slack,
-      store: runtime.store,
-      logger,
-      workingAfterMs: options.workingAfterMs,
-      busy: options.busy,
-      statusRefreshMs: options.statusRefreshMs,
-      live: options.live,
-    }),
-  );
 }

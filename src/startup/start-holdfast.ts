@@ -9,7 +9,7 @@ import type { LocalWorkspace } from '../local/start-local-workspace.js';
 import { connectMcpServers, mcpHealth } from '../mcp/index.js';
 import { createOps } from '../ops/create-ops.js';
 import { opsRoutes, startOpsServer } from '../ops/ops-routes.js';
-import { Runtime } from '../runtime/create-runtime.js';
+import { createRuntime } from '../runtime/create-runtime.js';
 import { watchEventLoop } from '../runtime/load-pressure.js';
 import { createProcessIdentity } from '../runtime/process-identity.js';
 import { waitAtMost } from '../runtime/wait-at-most.js';
@@ -17,6 +17,7 @@ import { createRedactor, redactingLogger } from '../secrets/index.js';
 import { attachSlack } from '../slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
 import { createSlackCardLookup } from '../slack/slack-card-lookup.js';
+import { createSlackTurnObserver } from '../slack/slack-turn-observer.js';
 import { ProcessGroups, policyVocabulary } from '../tools/index.js';
 import { toolEnvironment } from '../tools/tool-environment.js';
 import {
@@ -168,7 +169,17 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       // Pacing off plans by no limit at all: Slack's 429s alone say when to wait.
       slackLimits: overrides.slackLimits ?? (config.slackPacing ? undefined : {}),
     });
-    const runtime = new Runtime({
+    const runtime = createRuntime({
+      observer: createSlackTurnObserver({
+        slack: status.optional,
+        certain: status.certain,
+        store,
+        logger,
+        workingAfterMs: overrides.workingAfterMs,
+        busy,
+        statusRefreshMs: overrides.statusRefreshMs,
+        live,
+      }),
       store,
       model,
       policy,
@@ -217,11 +228,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       enterpriseId: identity.enterpriseId,
       logger,
       redact,
-      workingAfterMs: overrides.workingAfterMs,
-      busy,
-      statusRefreshMs: overrides.statusRefreshMs,
       status,
-      live,
       now,
     });
 

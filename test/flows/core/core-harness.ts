@@ -7,7 +7,7 @@ import type { TurnOutcome } from '../../../src/agent/turn-runner.js';
 import { argsFingerprint } from '../../../src/approvals/args-fingerprint.js';
 import type { DecisionAction, DecisionOutcome } from '../../../src/approvals/decide-approval.js';
 import { type Policy, policySchema } from '../../../src/approvals/policy.js';
-import { Runtime } from '../../../src/runtime/create-runtime.js';
+import { createRuntime, type Runtime } from '../../../src/runtime/create-runtime.js';
 import { silentObserver } from '../../../src/runtime/turn-observer.js';
 import { conversationId, createSqliteStore, openDatabase, type Store } from '../../../src/store/index.js';
 import type { EnqueueResult } from '../../../src/store/store.js';
@@ -173,7 +173,8 @@ function createHarness(
   };
 
   const build = (store: Store, model: ChatModel, tools: readonly Tool[]) => {
-    const runtime = new Runtime({
+    const runtime = createRuntime({
+      observer: { ...silentObserver, turnSettled: async (outcome) => report(outcome) },
       store,
       model,
       policy: corePolicy,
@@ -187,7 +188,6 @@ function createHarness(
       budget: options.budget,
       admission: options.admission,
     });
-    runtime.observe({ ...silentObserver, turnSettled: async (outcome) => report(outcome) });
     return { store, runtime };
   };
 

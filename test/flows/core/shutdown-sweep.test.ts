@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { Runtime } from '../../../src/runtime/create-runtime.js';
+import { createRuntime } from '../../../src/runtime/create-runtime.js';
 import type { SweepTimer } from '../../../src/runtime/recovery.js';
 import type { Store } from '../../../src/store/index.js';
 import { createTestClock } from '../../support/test-clock.js';
@@ -60,7 +60,7 @@ describe('shutdown, while a recovery sweep is under way', () => {
     const real = sqliteEngine().open(clock.now) as Store;
     const { store, inSweep, release } = storeWithSlowExpiry(real);
     const log = createTestLogger();
-    const runtime = new Runtime({
+    const runtime = createRuntime({
       store,
       model: new ScriptedChatModel([]),
       policy: corePolicy,

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { Runtime } from '../../../src/runtime/create-runtime.js';
-import { silentObserver } from '../../../src/runtime/turn-observer.js';
+import { createRuntime } from '../../../src/runtime/create-runtime.js';
 import { thread } from '../../../src/store/contract/contract-fixtures.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { postgresTestSchema } from '../../support/postgres-test-database.js';
@@ -41,7 +40,7 @@ describe('a turn stopped on another replica', () => {
     const job = untilStopped();
     const log = createTestLogger();
     const replica = async (model: ScriptedChatModel, tools: readonly Tool[], name: string) => {
-      const runtime = new Runtime({
+      const runtime = createRuntime({
         store: await database.open(),
         model,
         policy: corePolicy,
@@ -51,7 +50,6 @@ describe('a turn stopped on another replica', () => {
         // Renewed every ten seconds: a stop that waited for it would take that long.
         leaseMs: 30_000,
       });
-      runtime.observe(silentObserver);
       return runtime;
     };
     const a = await replica(new ScriptedChatModel([reply.toolCalls(['long_job', {}])]), [job.tool], 'a');
