@@ -41,11 +41,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 /** The core, assembled (see `createRuntime`). */
 export class Runtime {
   readonly store: Store;
-  readonly runner: TurnRunner;
-  readonly scheduler: TurnScheduler;
+  readonly #runner: TurnRunner;
+  readonly #scheduler: TurnScheduler;
+  /** The agents built per conversation (a bounded cache); read by tests that check the bound. */
   readonly agents: AgentCache;
-  readonly identity: ProcessIdentity;
-  readonly outbox: OutboxWorker | undefined;
+  readonly #identity: ProcessIdentity;
+  readonly #outbox: OutboxWorker | undefined;
   /** Messages acknowledged before they became turns; the adapter that keeps them handles them. */
   readonly inbound: InboundQueue;
   readonly #options: RuntimeOptions;
@@ -62,15 +63,15 @@ export class Runtime {
     this.#options = options;
     this.#redact = options.redact ?? redactKnownPatterns;
     this.store = options.store;
-    this.identity = options.identity ?? createProcessIdentity();
+    this.#identity = options.identity ?? createProcessIdentity();
     const parts = wireRuntime(options, {
-      identity: this.identity,
+      identity: this.#identity,
       redact: this.#redact,
     });
     this.agents = parts.agents;
-    this.outbox = parts.outbox;
-    this.runner = parts.runner;
-    this.scheduler = parts.scheduler;
+    this.#outbox = parts.outbox;
+    this.#runner = parts.runner;
+    this.#scheduler = parts.scheduler;
     this.#nudge = parts.nudge;
     this.inbound = new InboundQueue({
       store: this.store.inbound,
@@ -87,9 +88,19 @@ export class Runtime {
    */
   #listen(): (() => void) | undefined {
     return this.store.notices?.subscribe((notice) => {
-      if (notice.event === 'released') void this.scheduler.recover(notice.conversationId, notice.turnId);
-      else this.runner.checkLease(notice.turnId);
+      if (notice.event === 'released') void this.#scheduler.recover(notice.conversationId, notice.turnId);
+      else this.#runner.checkLease(notice.turnId);
     });
+  }
+
+  /** The tools on offer changed (an MCP server's list): the next turn of each thread gets them as they are. */
+  toolsChanged(): void {
+    this.agents.clear();
+  }
+
+  /** Resolves when no turn is queued or running (a stop's last results are in). */
+  turnsSettled(): Promise<void> {
+    return this.#scheduler.idle();
   }
 
   get policy(): Policy {
@@ -115,7 +126,7 @@ export class Runtime {
         inputText: this.#redact(message.inputText),
         turnId: this.#options.newTurnId?.() ?? `turn_${randomUUID()}`,
       },
-      this.runner.lease,
+      this.#runner.lease,
       this.#options.admission ?? defaultAdmissionLimits,
       start.run,
     );
@@ -132,7 +143,7 @@ export class Runtime {
     }
     if (result.type === 'enqueued' && !start.started) {
       if (result.claim) start.run(result.claim);
-      else void this.scheduler.drain(result.turn.conversationId);
+      else void this.#scheduler.drain(result.turn.conversationId);
     }
     return result;
   }
@@ -151,7 +162,7 @@ export class Runtime {
         definitionChanged: (approval) => this.#definitionChanged(approval),
       },
       request,
-      { lease: this.runner.lease, deliverAs: this.outbox?.lease, onClaimed: start.run },
+      { lease: this.#runner.lease, deliverAs: this.#outbox?.lease, onClaimed: start.run },
     );
     const told = outcome.type === 'refused' && outcome.reason === 'definition-changed';
     if (
@@ -160,11 +171,11 @@ export class Runtime {
       outcome.type === 'vote-recorded' ||
       told
     ) {
-      this.outbox?.kick(outcome.approval.conversationId);
+      this.#outbox?.kick(outcome.approval.conversationId);
     }
     if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !start.started) {
       if (outcome.claim) start.run(outcome.claim);
-      else void this.scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId);
+      else void this.#scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId);
     }
     return outcome;
   }
@@ -174,7 +185,7 @@ export class Runtime {
    * at commit (`onClaimed`), the others return it in the result, and the caller falls back on that.
    */
   #startOnce(): { readonly run: (claim: ClaimedTurn) => void; readonly started: boolean } {
-    const scheduler = this.scheduler;
+    const scheduler = this.#scheduler;
     let started = false;
     return {
       run(claim) {
@@ -220,17 +231,17 @@ export class Runtime {
     const outcome = await stopTurn(
       {
         store: this.store,
-        runner: this.runner,
+        runner: this.#runner,
         policy: this.#options.policy,
         directory: this.#options.directory,
         logger: this.#options.logger,
-        deliverAs: this.outbox?.lease,
+        deliverAs: this.#outbox?.lease,
       },
       request,
     );
     if (outcome.type === 'stopped') {
-      this.outbox?.kick(outcome.turn.conversationId);
-      void this.scheduler.drain(outcome.turn.conversationId);
+      this.#outbox?.kick(outcome.turn.conversationId);
+      void this.#scheduler.drain(outcome.turn.conversationId);
     }
     return outcome;
   }
@@ -252,9 +263,9 @@ export class Runtime {
   #recoveryDeps(): RecoveryDeps {
     return {
       store: this.store,
-      scheduler: this.scheduler,
-      outbox: this.outbox,
-      identity: this.identity,
+      scheduler: this.#scheduler,
+      outbox: this.#outbox,
+      identity: this.#identity,
       logger: this.#options.logger,
       now: this.#options.now ?? Date.now,
       nudge: this.#nudge,
@@ -270,9 +281,9 @@ export class Runtime {
   /** Resolves when no turn is queued or running and nothing this process claimed waits to be sent. */
   async idle(): Promise<void> {
     await this.inbound.idle();
-    await this.scheduler.idle();
-    await this.outbox?.idle();
-    await this.scheduler.idle();
+    await this.#scheduler.idle();
+    await this.#outbox?.idle();
+    await this.#scheduler.idle();
     await this.#options.observer?.idle?.();
   }
 
@@ -289,7 +300,7 @@ export class Runtime {
     // A message being made into a turn finishes first (it is quick: Slack lookups that fail fast and
     // one write); what does not stays kept for the next process.
     await this.inbound.stop(graceMs);
-    await this.scheduler.shutdown(graceMs);
-    await this.outbox?.stop(graceMs);
+    await this.#scheduler.shutdown(graceMs);
+    await this.#outbox?.stop(graceMs);
   }
 }

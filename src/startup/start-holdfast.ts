@@ -215,7 +215,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       watch: ops.watch,
     });
     // Agents are a cache: the next turn of each thread is built with the servers' tools as they are now.
-    mcp.onChange(() => runtime.agents.clear());
+    mcp.onChange(() => runtime.toolsChanged());
     attachSlack({
       app,
       runtime,
@@ -288,7 +288,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
         const ended = await processGroups.endAll();
         if (ended > 0) {
           logger.warn({ commands: ended }, 'ended commands still running at shutdown');
-          await waitAtMost(runtime.scheduler.idle(), 2_000);
+          await waitAtMost(runtime.turnsSettled(), 2_000);
         }
         await ops.auditMirror?.stop();
         for (const close of closers) if (close !== stopApp) await close();
