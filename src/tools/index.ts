@@ -66,10 +66,10 @@ export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
     createHttpRequestTool({ allowHosts: options.httpAllowHosts, internalHosts: options.httpInternalHosts }),
     createReadFileTool(options.workdir),
     createListFilesTool(options.workdir),
-  ] as Tool[];
+  ];
   if (options.sqlUrl) {
     tools.push(
-      createSqlQueryTool({ url: options.sqlUrl, holdfastDatabasePath: options.holdfastDatabasePath }) as Tool,
+      createSqlQueryTool({ url: options.sqlUrl, holdfastDatabasePath: options.holdfastDatabasePath }),
     );
   }
   if (Object.keys(options.deployServices).length > 0) {
@@ -80,10 +80,10 @@ export function createBuiltinTools(options: BuiltinToolOptions): Tool[] {
         env: options.env,
         passEnv: options.passEnv,
         groups: options.processGroups,
-      }) as Tool,
+      }),
     );
   }
   const nested = [...tools];
-  tools.push(createDelegateTool(() => nested) as Tool);
+  tools.push(createDelegateTool(() => nested));
   return tools;
 }
