@@ -1,5 +1,4 @@
 import type { PoolClient, QueryResult } from 'pg';
-import { inlineParameters } from './inline-parameters.js';
 
 /** The transaction's moment, from the server's clock unless a test gives its own. */
 const nowSql = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -12,15 +11,12 @@ interface Statement {
 }
 
 /**
- * One transaction's statements on its connection, sent as few messages as the work allows. The server
- * answers every message, so each one is a round trip, and on a nearby server round trips, not the work,
- * are what a transaction costs. So `BEGIN` and the clock read travel with the first statement the work
- * needs an answer from; statements nobody reads an answer from (a lock, an insert, a notice) wait and
- * travel with the next one that is answered, or with `COMMIT`. They run in the order given, in the same
- * transaction, so nothing about what commits changes; an error in any of them fails the transaction
- * where it is next awaited, and nothing of it commits. Each statement in a message takes its own
- * snapshot (read committed), so a read sent after a lock in the same message sees what the lock waited
- * for.
+ * One transaction's statements on its connection, every value bound as a parameter (never written into
+ * the SQL text). `BEGIN` and the clock read go out before the first statement the work needs an answer
+ * from; statements nobody reads an answer from (a lock, an insert, a notice) wait and go out, in order,
+ * just before the next one that is answered, or before `COMMIT`. They run in the order given, in the same
+ * transaction, so nothing about what commits changes; an error in any of them fails the transaction where
+ * it is next awaited, and nothing of it commits.
  */
 export class StatementBatch {
   #pending: Statement[] = [];
@@ -84,37 +80,22 @@ export class StatementBatch {
   }
 
   async #send(last: Statement | undefined, closing: string | undefined): Promise<QueryResult | undefined> {
-    const lead: string[] = [];
-    const beginning = !this.#begun;
-    if (beginning) {
-      lead.push('BEGIN');
-      if (!this.clock) lead.push(`SELECT ${nowSql} AS now`);
-    }
     const pending = this.#pending;
     this.#pending = [];
     this.#sent = true;
-    if (lead.length === 0 && pending.length === 0 && last && !closing) {
-      // Alone: bound as parameters, the ordinary way.
-      return this.client.query(last.text, last.values as unknown[]);
-    }
-    const texts = [
-      ...lead,
-      ...[...pending, ...(last ? [last] : [])].map((statement) =>
-        statement.values.length === 0 ? statement.text : inlineParameters(statement.text, statement.values),
-      ),
-      ...(closing ? [closing] : []),
-    ];
-    // A line break before each separator: a statement ending in a comment cannot swallow it.
-    const answered = (await this.client.query(texts.join('\n;\n'))) as unknown as QueryResult | QueryResult[];
-    const results = Array.isArray(answered) ? answered : [answered];
-    pending.forEach((statement, index) => {
-      const answer = results[lead.length + index];
-      if (statement.onAnswer && answer) statement.onAnswer(answer);
-    });
-    if (beginning) {
+    if (!this.#begun) {
+      await this.client.query('BEGIN');
       this.#begun = true;
-      this.#now = this.clock ? this.clock() : Number(results[1]?.rows[0]?.now);
+      this.#now = this.clock
+        ? this.clock()
+        : Number((await this.client.query(`SELECT ${nowSql} AS now`)).rows[0]?.now);
     }
-    return last ? results[lead.length + pending.length] : undefined;
+    for (const statement of pending) {
+      const answer = await this.client.query(statement.text, statement.values as unknown[]);
+      statement.onAnswer?.(answer);
+    }
+    const result = last ? await this.client.query(last.text, last.values as unknown[]) : undefined;
+    if (closing) await this.client.query(closing);
+    return result;
   }
 }
