@@ -8,6 +8,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import type { ChatModel, ChatRequest, ModelReply } from '../src/agent/chat-model.js';
 import { argsFingerprint } from '../src/approvals/args-fingerprint.js';
+import type { CardLookup } from '../src/approvals/card-lookup.js';
 import { policySchema } from '../src/approvals/policy.js';
 import type { DeliveryPort } from '../src/outbox/delivery-port.js';
 import type { OutboxEntry } from '../src/outbox/outbox-message.js';
@@ -114,6 +115,15 @@ function instantSlack() {
     port,
     sent: () => sent,
     cardOf: (requestId: string) => cards.get(requestId),
+    /**
+     * Reads a clicked message back, as holdfast asks Slack: the click comes at once here, before the
+     * card's ts rides into the database on the next commit, where a person's click comes seconds later.
+     */
+    lookup: {
+      async find(approval, card) {
+        return cards.get(approval.requestId) === card.ts ? 'card' : 'not-a-card';
+      },
+    } satisfies CardLookup,
     /** Resolves when a part of this type is sent in the conversation. */
     next(conversation: string, type: OutboxEntry['message']['type']): Promise<void> {
       return new Promise((resolve) => {
@@ -160,6 +170,7 @@ export function buildHarnessOn(
     directory: { groupMembers: async () => [] },
     logger: pino({ level: 'silent' }),
     delivery: { port: slack.port },
+    cards: slack.lookup,
     admission: options.admission,
   });
   const cards = new Map<string, { ts: string; fingerprint: string }>();
@@ -207,7 +218,11 @@ export function buildHarnessOn(
         argsFingerprint: cards.get(requestId)?.fingerprint,
         installationEnterpriseId: undefined,
       });
-      if (decision.type !== 'decided') throw new Error(`expected a decision, got ${decision.type}`);
+      if (decision.type !== 'decided') {
+        throw new Error(
+          `expected a decision, got ${decision.type}: ${JSON.stringify(decision).slice(0, 300)}`,
+        );
+      }
       await answered;
       cards.delete(requestId);
     },
