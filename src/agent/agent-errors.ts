@@ -14,11 +14,15 @@ export class EmptyModelReplyError extends HoldfastError {
   }
 }
 
-/** Someone pressed Stop: the turn ends here for good, whatever it was doing (it is never re-run). */
+/**
+ * Someone pressed Stop: the turn ends here for good, whatever it was doing (it is never re-run). Who did is
+ * `stoppedBy`, kept as data on the turn; the chat adapter names them, the core never writes a mention.
+ */
 export class TurnStoppedError extends HoldfastError {
-  readonly code = 'turn_stopped';
+  static readonly code = 'turn_stopped';
+  readonly code = TurnStoppedError.code;
   constructor(readonly stoppedBy: string) {
-    super(`Stopped by <@${stoppedBy}>`);
+    super('Stopped by a person');
   }
 }
 

@@ -77,10 +77,13 @@ export class TurnLease {
   }
 }
 
-/** Who stopped a turn, from the failure `stopTurn` recorded; undefined when it did not end that way. */
+/**
+ * Who stopped a turn, as `stopTurn` recorded it; undefined when it did not end that way. A turn stopped by a
+ * release that kept no stopper (schema 9 or older) is still a stop, by someone unnamed.
+ */
 function stopperOf(
-  turn: { status: string; errorCode: string | null; errorMessage: string | null } | undefined,
+  turn: { status: string; errorCode: string | null; stoppedBy: string | null } | undefined,
 ): string | undefined {
-  if (turn?.status !== 'failed' || turn.errorCode !== new TurnStoppedError('').code) return undefined;
-  return /<@([UW][A-Z0-9]+)>/.exec(turn.errorMessage ?? '')?.[1] ?? 'someone';
+  if (turn?.status !== 'failed' || turn.errorCode !== TurnStoppedError.code) return undefined;
+  return turn.stoppedBy ?? 'someone';
 }

@@ -41,7 +41,7 @@ export async function stopTurn(
   if (!(await mayStop(deps, turn, request.userId))) return { type: 'not-allowed' };
   if (!open.has(turn.status)) return { type: 'already-ended', turn };
   const stopped = new TurnStoppedError(request.userId);
-  const failure = { code: stopped.code, message: stopped.message };
+  const failure = { code: stopped.code, message: stopped.message, stoppedBy: request.userId };
   await store.turns.fail({ turnId: turn.id }, failure, {
     outbox: [
       {

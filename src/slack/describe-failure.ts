@@ -32,8 +32,8 @@ export function describeFailure({ code, message }: TurnFailure): string {
     case 'max_steps_exceeded':
       return 'the task took too many steps without an answer, so holdfast stopped. Try a narrower request.';
     case 'turn_stopped':
-      // Written by holdfast itself: "Stopped by <@U…>".
-      return lowerFirst(message);
+      // Who stopped it is told in the stop's own notice, which names them.
+      return 'someone stopped it.';
     case 'store_busy':
       return 'the database was busy and nothing was changed. Send your message again.';
     default:

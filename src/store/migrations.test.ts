@@ -227,4 +227,26 @@ describe('openDatabase upgrades an older file in place', () => {
     });
     expect(await store.grants.usable('shell', { conversationId: c1, channelId: 'C0OPS' })).toHaveLength(2);
   });
+
+  it('from version 9: a turn a release of version 9 stopped stays stopped, with no stopper named', async () => {
+    const file = olderFile(1, fillVersion1);
+    const atVersion9 = openDatabase(file, { migrations: migrations.slice(0, 9) });
+    atVersion9
+      .prepare(
+        `INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
+           error_code, error_message, created_at, updated_at)
+         VALUES ('turn-stopped', ?, 'failed', 'key-stopped', '1700.8', 'U0ALICE', 'deploy', 'turn_stopped',
+           'Stopped by <@U0ALICE>', ?, ?)`,
+      )
+      .run(c1, t0, t0);
+    atVersion9.close();
+    const { store, db } = openTestStore(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
+    expect(floorOf(db)).toBe('8');
+    expect(await store.turns.get('turn-stopped')).toMatchObject({
+      status: 'failed',
+      errorCode: 'turn_stopped',
+      stoppedBy: null,
+    });
+  });
 });

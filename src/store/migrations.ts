@@ -8,6 +8,7 @@ import { migration6 } from './migrations/migration-6.js';
 import { migration7 } from './migrations/migration-7.js';
 import { migration8 } from './migrations/migration-8.js';
 import { migration9 } from './migrations/migration-9.js';
+import { migration10 } from './migrations/migration-10.js';
 
 export type { Migration } from './migrations/migration.js';
 
@@ -26,6 +27,7 @@ export const migrations: readonly Migration[] = [
   migration7,
   migration8,
   migration9,
+  migration10,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -33,6 +33,8 @@ export interface Turn {
   readonly attempts: number;
   readonly errorCode: string | null;
   readonly errorMessage: string | null;
+  /** The person who pressed Stop, when that is how the turn ended. */
+  readonly stoppedBy: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

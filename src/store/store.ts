@@ -32,6 +32,7 @@ export type {
   NewTurn,
   RecoverableTurns,
   SuspendBatch,
+  TurnFailure,
   TurnStore,
 } from './ports/turn-store.js';
 export type { WorkNotice, WorkNotices } from './ports/work-notices.js';

@@ -8,6 +8,13 @@ import type { ConversationKey } from './conversation-store.js';
 import type { Effects } from './outbox-store.js';
 import type { ClaimedTurn, ClaimOptions, ClaimResult, Fence, Lease } from './turn-claim.js';
 
+/** How a turn failed; `stoppedBy` when a person stopped it (kept as data for every process to read). */
+export interface TurnFailure {
+  readonly code: string;
+  readonly message: string;
+  readonly stoppedBy?: string;
+}
+
 export interface NewTurn extends ConversationKey {
   readonly turnId: string;
   readonly triggerKey: string;
@@ -71,11 +78,7 @@ export interface TurnStore {
    */
   suspend(fence: Fence, kv: KvSnapshot, effects?: Effects, batch?: SuspendBatch): Promise<Approval[]>;
   /** Ends the turn as failed; with no fence, whatever state it is in (an operator's or a sweep's call). */
-  fail(
-    target: Fence | { turnId: string },
-    error: { code: string; message: string },
-    effects?: Effects,
-  ): Promise<void>;
+  fail(target: Fence | { turnId: string }, error: TurnFailure, effects?: Effects): Promise<void>;
   /**
    * Gives a running turn back (shutdown): the lease lapses now so the next sweep or boot re-runs it. A
    * fence that no longer holds the turn releases nothing, and that is not an error: the turn is not ours.

@@ -265,4 +265,10 @@ export const postgresMigrations: readonly PgMigration[] = [
     compatibleFrom: 8,
     sql: 'SELECT 1;',
   },
+  {
+    version: 10,
+    description: 'who stopped a turn is kept as data, not read back out of its error message',
+    compatibleFrom: 8,
+    sql: 'ALTER TABLE turns ADD COLUMN stopped_by TEXT;',
+  },
 ];

@@ -5,7 +5,16 @@ import { conversationId } from '../conversation-id.js';
 import type { Approval } from '../records.js';
 import { parseJsonColumn, type TurnRow, toConversation, toTurn } from '../row-mappers.js';
 import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
-import type { Effects, EnqueueResult, Fence, Lease, NewTurn, SuspendBatch, TurnStore } from '../store.js';
+import type {
+  Effects,
+  EnqueueResult,
+  Fence,
+  Lease,
+  NewTurn,
+  SuspendBatch,
+  TurnFailure,
+  TurnStore,
+} from '../store.js';
 import { createApprovalInside } from './pg-approval-rows.js';
 import {
   activeStatuses,
@@ -30,13 +39,13 @@ function finish(
   tx: Tx,
   turnId: string,
   status: 'completed' | 'failed' | 'awaiting_approval',
-  error: { code: string; message: string } | null,
+  error: TurnFailure | null,
 ) {
   tx.later(
     `UPDATE turns SET status = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3,
-       error_code = $4, error_message = $5
+       error_code = $4, error_message = $5, stopped_by = $6
      WHERE id = $1`,
-    [turnId, status, tx.now, error?.code ?? null, error?.message ?? null],
+    [turnId, status, tx.now, error?.code ?? null, error?.message ?? null, error?.stoppedBy ?? null],
   );
 }
 
@@ -197,10 +206,10 @@ export function createPgTurns(context: PgContext): TurnStore {
           if (!(await lockTurnConversationOf(tx, target.turnId))) return;
           const failed = await tx.one<{ conversation_id: string }>(
             `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2,
-               error_code = $3, error_message = $4
+               error_code = $3, error_message = $4, stopped_by = $5
              WHERE id = $1 AND status IN ${activeStatuses}
              RETURNING conversation_id`,
-            [target.turnId, tx.now, error.code, error.message],
+            [target.turnId, tx.now, error.code, error.message, error.stoppedBy ?? null],
           );
           if (!failed) return;
           conversation = failed.conversation_id;

@@ -15,6 +15,8 @@ export interface TurnRow {
   attempts: number;
   error_code: string | null;
   error_message: string | null;
+  /** Absent from rows read by a statement that lists its columns and from files of version 9 or older. */
+  stopped_by?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -35,6 +37,7 @@ export function toTurn(row: TurnRow): Turn {
     attempts: row.attempts,
     errorCode: row.error_code,
     errorMessage: row.error_message,
+    stoppedBy: row.stopped_by ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

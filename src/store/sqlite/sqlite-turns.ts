@@ -17,6 +17,7 @@ import type {
   NewTurn,
   RecoverableTurns,
   SuspendBatch,
+  TurnFailure,
   TurnStore,
 } from '../store.js';
 import { prepareApprovalCreate } from './sqlite-approval-rows.js';
@@ -56,12 +57,12 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const saveKv = db.prepare('UPDATE conversations SET kv_json = @kv WHERE id = @conversationId');
   const finish = db.prepare(
     `UPDATE turns SET status = @status, lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
-       error_code = @errorCode, error_message = @errorMessage
+       error_code = @errorCode, error_message = @errorMessage, stopped_by = @stoppedBy
      WHERE id = @id`,
   );
   const failAny = db.prepare(
     `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
-       error_code = @errorCode, error_message = @errorMessage
+       error_code = @errorCode, error_message = @errorMessage, stopped_by = @stoppedBy
      WHERE id = @id AND status IN ${activeStatuses}`,
   );
   // Decided or not: a request decided from the inbox before this commit still carries the turn's kv.
@@ -184,7 +185,14 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
         now: at,
       });
       saveKv.run({ kv: JSON.stringify(result.kv), conversationId: holder.conversationId });
-      finish.run({ id: fence.turnId, status: 'completed', now: at, errorCode: null, errorMessage: null });
+      finish.run({
+        id: fence.turnId,
+        status: 'completed',
+        now: at,
+        errorCode: null,
+        errorMessage: null,
+        stoppedBy: null,
+      });
       writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
     },
   );
@@ -208,6 +216,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
         now: at,
         errorCode: null,
         errorMessage: null,
+        stoppedBy: null,
       });
       // Decided already (from the inbox, while the turn was still running): ready to resume at once.
       markReady(fence.turnId, at);
@@ -222,9 +231,15 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
 
   const fail = writeTransaction(
     db,
-    (target: Fence | { turnId: string }, error: { code: string; message: string }, effects: Effects = {}) => {
+    (target: Fence | { turnId: string }, error: TurnFailure, effects: Effects = {}) => {
       const at = now();
-      const params = { id: target.turnId, now: at, errorCode: error.code, errorMessage: error.message };
+      const params = {
+        id: target.turnId,
+        now: at,
+        errorCode: error.code,
+        errorMessage: error.message,
+        stoppedBy: error.stoppedBy ?? null,
+      };
       if ('token' in target) {
         checkFence(target);
         finish.run({ ...params, status: 'failed' });

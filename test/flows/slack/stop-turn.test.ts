@@ -95,8 +95,16 @@ describe('Stop', () => {
     await slack.settle();
     await eventually(() => !alive(jobPid), 'the job to be killed');
 
-    expect(readRows(slack.databasePath, 'SELECT status, error_code FROM turns')).toEqual([
-      { status: 'failed', error_code: 'turn_stopped' },
+    // Who stopped it is data on the turn; only the thread's notice turns it into a mention.
+    expect(
+      readRows(slack.databasePath, 'SELECT status, error_code, error_message, stopped_by FROM turns'),
+    ).toEqual([
+      {
+        status: 'failed',
+        error_code: 'turn_stopped',
+        error_message: 'Stopped by a person',
+        stopped_by: people.alice,
+      },
     ]);
     const notice = slack.api.thread(channel, threadTs).find((message) => message.text.includes('Stopped by'));
     expect(notice?.text).toBe(`⏹️ Stopped by <@${people.alice}>.`);
