@@ -39,12 +39,6 @@ export interface PrintedResults {
   readonly live_first_text_p99_ms: number;
   readonly live_slack_calls_per_answer: number;
   readonly live_stream_calls_per_answer: number;
-  readonly slack_call_cpu_fetch_ms: number;
-  readonly slack_call_cpu_transport_ms: number;
-  readonly slack_call_cpu_fetch_over_transport: number;
-  readonly model_call_cpu_fetch_ms: number;
-  readonly model_call_cpu_transport_ms: number;
-  readonly model_call_cpu_fetch_over_transport: number;
   readonly targets: Readonly<Record<string, boolean>>;
 }
 
@@ -96,14 +90,6 @@ export function printResults(results: PrintedResults): void {
     [
       'Slack calls per streamed answer (stream calls)',
       `${results.live_slack_calls_per_answer} (${results.live_stream_calls_per_answer})`,
-    ],
-    [
-      'CPU per Slack call: fetch / transport',
-      `${results.slack_call_cpu_fetch_ms} ms / ${results.slack_call_cpu_transport_ms} ms (${results.slack_call_cpu_fetch_over_transport}×)`,
-    ],
-    [
-      'CPU per streamed model reply: fetch / transport',
-      `${results.model_call_cpu_fetch_ms} ms / ${results.model_call_cpu_transport_ms} ms (${results.model_call_cpu_fetch_over_transport}×)`,
     ],
   ];
   const width = Math.max(...table.map(([label]) => (label ?? '').length));

@@ -13,7 +13,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { newFilePageSize } from '../src/store/open-database.js';
 import { measureBoot } from './boot.js';
-import { measureCallCpu } from './call-cpu.js';
 import { countRoundTrips } from './count-round-trips.js';
 import { buildHoldfastHarness, type HoldfastHarness } from './holdfast-cycle.js';
 import { measureLiveAnswers } from './live-answer.js';
@@ -33,7 +32,6 @@ const threadLengths = (process.env.BENCH_THREAD_LENGTHS ?? '10,1000,5000').split
 const bootPending = Number(process.env.BENCH_BOOT_PENDING ?? 100_000);
 const bootOverdue = Number(process.env.BENCH_BOOT_OVERDUE ?? 10_000);
 const liveAnswers = Number(process.env.BENCH_LIVE_ANSWERS ?? 20);
-const slackCalls = Number(process.env.BENCH_SLACK_CALLS ?? 2_000);
 const synchronous = (process.env.BENCH_SYNCHRONOUS ?? 'FULL') as 'FULL' | 'NORMAL' | 'OFF';
 /** With a server here, the cycle runs on PostgreSQL too, beside SQLite, in the same run. */
 const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
@@ -204,9 +202,6 @@ async function main(): Promise<void> {
   const pinned = measurePinned(parkedConversations);
   pinned.release();
   const live = await measureLiveAnswers(liveAnswers);
-  const calls = await measureCallCpu({ calls: slackCalls, rounds: 5 });
-  const slackCall = calls.slack;
-  const modelCall = calls.model;
 
   // Every commit of the cycle, the outbox's included, counts against its budget.
   const budget = 3 * cycle.commitsPerCycle * raw.p99;
@@ -248,12 +243,6 @@ async function main(): Promise<void> {
     live_first_text_p99_ms: fixed(live.firstTextP99Ms),
     live_slack_calls_per_answer: fixed(live.slackCallsPerAnswer, 1),
     live_stream_calls_per_answer: fixed(live.streamCallsPerAnswer, 1),
-    slack_call_cpu_fetch_ms: fixed(slackCall.fetchMs),
-    slack_call_cpu_transport_ms: fixed(slackCall.transportMs),
-    slack_call_cpu_fetch_over_transport: fixed(slackCall.fetchMs / Math.max(slackCall.transportMs, 1e-6), 2),
-    model_call_cpu_fetch_ms: fixed(modelCall.fetchMs),
-    model_call_cpu_transport_ms: fixed(modelCall.transportMs),
-    model_call_cpu_fetch_over_transport: fixed(modelCall.fetchMs / Math.max(modelCall.transportMs, 1e-6), 2),
     targets: {
       cycle_within_budget: cycle.p99 <= budget,
       commits_per_cycle_at_most_5: cycle.commitsPerCycle <= 5,

@@ -76,15 +76,13 @@ export async function loadTools(
   ]);
 }
 
-/** `fetch` is holdfast's transport when the bot runs (see `createHttpTransport`); doctor uses Node's own. */
-export function createOpenAIClient(config: Config, fetch?: typeof globalThis.fetch): OpenAI | undefined {
+export function createOpenAIClient(config: Config): OpenAI | undefined {
   if (config.model.type !== 'openai') return undefined;
   return new OpenAI({
     apiKey: config.model.apiKey,
     baseURL: config.model.baseUrl,
     timeout: config.model.timeoutMs,
     maxRetries: config.model.maxRetries,
-    fetch,
   });
 }
 

@@ -1,7 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors.js';
-import type { HttpTransport } from '../http/http-transport.js';
 import type { Ops } from '../ops/create-ops.js';
 import { boltLogger } from '../slack/bolt-logger.js';
 import type { ConnectedSlackMode } from '../slack/create-bolt-app.js';
@@ -30,12 +29,10 @@ export async function connectSlack(
   mode: ConnectedSlackMode,
   logger: Logger,
   ops: Ops,
-  transport: HttpTransport,
 ): Promise<SlackConnection> {
   const slackLogger = boltLogger(logger.child({ component: 'slack' }));
   const client = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
-    fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: ops.slackRetries({ retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 }),
     // On a 429 the client would pause all its calls, whatever their method: the ports wait out each
@@ -50,7 +47,6 @@ export async function connectSlack(
   // up on a request well before a delivery claim (60 s) could lapse with the post still in flight.
   const deliveryClient = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
-    fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
@@ -63,7 +59,6 @@ export async function connectSlack(
   // and the message then becomes a turn with ids for names and without the earlier history.
   const intakeClient = new WebClient(mode.botToken, {
     slackApiUrl: mode.apiUrl,
-    fetch: transport.fetch,
     logger: slackLogger,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,

@@ -4,7 +4,6 @@ import { loadPolicyFile } from '../approvals/load-policy.js';
 import { emptyPolicy } from '../approvals/policy.js';
 import { withEnvironmentApprovers } from '../approvals/with-approvers.js';
 import type { Config } from '../config.js';
-import { createHttpTransport } from '../http/http-transport.js';
 import type { LocalWorkspace } from '../local/start-local-workspace.js';
 import { connectMcpServers, mcpHealth } from '../mcp/index.js';
 import { createOps } from '../ops/create-ops.js';
@@ -59,10 +58,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   });
   const prepared = await (async () => {
     const tools = await loadTools(config, [...mcp.tools(), ...(overrides.tools ?? [])], processGroups);
-    // One connection pool for Slack's Web API and the model, closed at stop. Its idle sockets never hold
-    // the process open, so a start that fails before the closers exist leaves nothing running.
-    const transport = createHttpTransport();
-    const openai = overrides.model ? undefined : createOpenAIClient(config, transport.fetch);
+    const openai = overrides.model ? undefined : createOpenAIClient(config);
     // Every mistake a first install can make is found here, before anything listens or writes, and reported
     // together: one line for each, naming the variable to change.
     const vocabulary = policyVocabulary(tools);
@@ -83,12 +79,12 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
 
     makeWorkdir(config.workdir);
     const opened = await openStore(config, { now, logger, clock: overrides.now });
-    return { tools, transport, openai, policy, opened };
+    return { tools, openai, policy, opened };
   })().catch(async (error: unknown) => {
     await mcp.close();
     throw error;
   });
-  const { tools, transport, openai, opened } = prepared;
+  const { tools, openai, opened } = prepared;
   const effectsOf = effectsOfTools(tools);
   const startMcp = new Set(mcp.tools());
   let policy = prepared.policy;
@@ -103,11 +99,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
   });
   const store = ops.store;
   const damage = opened.damage;
-  const closers: Array<() => Promise<void> | void> = [
-    () => store.close(),
-    () => transport.close(),
-    () => mcp.close(),
-  ];
+  const closers: Array<() => Promise<void> | void> = [() => store.close(), () => mcp.close()];
 
   try {
     const model = ops.model(overrides.model ?? buildModel(config, openai, logger));
@@ -131,7 +123,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
     }
     const mode: ConnectedSlackMode = slackConfig;
 
-    const connection = await connectSlack(mode, logger, ops, transport);
+    const connection = await connectSlack(mode, logger, ops);
     const { identity } = connection;
     // Readiness asks with the client that does not retry: a probe wants the answer now.
     const endpoints = ops.endpoints(
