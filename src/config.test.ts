@@ -199,15 +199,6 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('keeps message events on the intake thread unless HOLDFAST_INTAKE_THREAD is off, and names a bad value', () => {
-    expect(loadConfig({}, cwd).intakeThread).toBe(true);
-    expect(loadConfig({ HOLDFAST_INTAKE_THREAD: ' OFF ' }, cwd).intakeThread).toBe(false);
-    expect(loadConfig({ HOLDFAST_INTAKE_THREAD: 'on' }, cwd).intakeThread).toBe(true);
-    expect(refusal({ HOLDFAST_INTAKE_THREAD: 'yes' }).issues).toEqual([
-      expect.stringMatching(/^HOLDFAST_INTAKE_THREAD: /),
-    ]);
-  });
-
   it('copies requests to up to ten approvers by DM and escalates to nobody unless told', () => {
     expect(loadConfig({}, cwd).reach).toEqual({ maxCopies: 10, escalation: { users: [], groups: [] } });
     const config = loadConfig(

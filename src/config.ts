@@ -60,11 +60,6 @@ export interface Config {
   /** `HOLDFAST_LIVE_ANSWERS`: show answers as they are written (on) or only once complete (off). */
   readonly liveAnswers: boolean;
   /**
-   * `HOLDFAST_INTAKE_THREAD`: in HTTP mode on SQLite, message events are acknowledged by a thread of
-   * their own (on), or by the main thread with everything else (off).
-   */
-  readonly intakeThread: boolean;
-  /**
    * `HOLDFAST_SLACK_PACING`: plan Slack calls by each method's published rate limit (on), or leave it to
    * Slack's 429s alone (off: an app Slack has granted higher limits, or a stand-in Slack that has none).
    */
@@ -158,7 +153,6 @@ const envSchema = z.object({
   HOLDFAST_INSTRUCTIONS: optionalText,
   HOLDFAST_MAX_CONCURRENT_TURNS: integer(32, 1, 1_024),
   HOLDFAST_LIVE_ANSWERS: onOff('on'),
-  HOLDFAST_INTAKE_THREAD: onOff('on'),
   HOLDFAST_SLACK_PACING: onOff('on'),
   HOLDFAST_CONTEXT_TOKENS: optionalText.pipe(
     z
@@ -268,7 +262,6 @@ export function loadConfig(
     instructions: e.HOLDFAST_INSTRUCTIONS,
     maxConcurrentTurns: e.HOLDFAST_MAX_CONCURRENT_TURNS,
     liveAnswers: e.HOLDFAST_LIVE_ANSWERS === 'on',
-    intakeThread: e.HOLDFAST_INTAKE_THREAD === 'on',
     slackPacing: e.HOLDFAST_SLACK_PACING === 'on',
     contextTokensCap: e.HOLDFAST_CONTEXT_TOKENS,
     turnBudget: { modelCalls: e.HOLDFAST_MAX_MODEL_CALLS, toolCalls: e.HOLDFAST_MAX_TOOL_CALLS },

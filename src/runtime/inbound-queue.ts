@@ -32,7 +32,6 @@ export class InboundQueue {
   readonly #lanes = new Map<string, Promise<void>>();
   /** Keys this process is handling, so a redelivery or a sweep does not start them twice. */
   readonly #handling = new Set<string>();
-  readonly #feeds: Array<() => Promise<void>> = [];
   #stopped = false;
 
   constructor(options: InboundQueueOptions) {
@@ -50,17 +49,12 @@ export class InboundQueue {
    */
   async keep(message: NewInboundMessage): Promise<{ readonly kept: boolean }> {
     const kept = await this.#options.store.keep(message);
-    this.accept({ ...message, receivedAt: this.#options.now() }, { kept });
+    // Kept before, by a process that is gone or another replica: handled here too, harmlessly, unless
+    // this process is handling it already.
+    if (kept || !this.#handling.has(message.key)) {
+      this.#enqueue({ ...message, receivedAt: this.#options.now() });
+    }
     return { kept };
-  }
-
-  /**
-   * Queues a message kept elsewhere (the intake thread keeps on its own connection). `kept: false`: the
-   * key was kept before, by a process that is gone or another replica, and is handled here too,
-   * harmlessly, unless this process is handling it already.
-   */
-  accept(message: InboundMessage, { kept }: { readonly kept: boolean }): void {
-    if (kept || !this.#handling.has(message.key)) this.#enqueue(message);
   }
 
   /**
@@ -82,17 +76,8 @@ export class InboundQueue {
     return queued;
   }
 
-  /**
-   * A source of messages kept elsewhere (the intake thread): `delivered` resolves once everything it
-   * kept so far has been handed to `accept`, so `idle` covers what was acknowledged and not yet queued.
-   */
-  addFeed(delivered: () => Promise<void>): void {
-    this.#feeds.push(delivered);
-  }
-
-  /** Resolves once every message kept so far (here or by a feed) has been handled. */
+  /** Resolves once every message kept so far has been handled. */
   async idle(): Promise<void> {
-    await Promise.all(this.#feeds.map((delivered) => delivered()));
     while (this.#lanes.size > 0) await Promise.all([...this.#lanes.values()]);
   }
 

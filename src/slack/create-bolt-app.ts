@@ -9,7 +9,6 @@ import { StartupCheckError } from '../startup/startup-check.js';
 import { deferEventAcks } from './defer-event-acks.js';
 import { guardSocketMode } from './receiver/guard-socket-mode.js';
 import { GuardedHttpReceiver } from './receiver/guarded-http-receiver.js';
-import { IntakeThread, type IntakeThreadOptions } from './receiver/intake-thread.js';
 
 export type ConnectedSlackMode = Exclude<SlackMode, { type: 'local' }>;
 
@@ -77,65 +76,25 @@ const healthOnly: NonNullable<BoltAppOptions['routes']> = {
 export interface StartedBoltApp {
   /** HTTP mode: where Slack sends events. */
   readonly eventsUrl?: string;
-  /** Stops taking requests (the intake thread first, then Bolt). */
+  /** Stops taking requests. */
   stop(): Promise<void>;
-  /** Resolves if a part holdfast cannot run without (the intake thread) has ended. */
-  readonly failed: Promise<Error>;
-  /** HTTP mode, when message events are kept on a thread of their own. */
-  readonly intake?: IntakeThread;
 }
 
-/** What the intake thread needs beyond what the app already has. */
-export type IntakeThreadSettings = Omit<IntakeThreadOptions, 'port' | 'forwardPort' | 'signingSecret'>;
-
-/**
- * Connects (Socket Mode) or listens (HTTP). In HTTP mode with an intake thread, the thread takes the
- * public port and Bolt's receiver listens on a loopback port of its own, behind it.
- */
-export async function startBoltApp(
-  app: App,
-  mode: ConnectedSlackMode,
-  intake?: IntakeThreadSettings,
-): Promise<StartedBoltApp> {
+/** Connects (Socket Mode) or listens (HTTP). */
+export async function startBoltApp(app: App, mode: ConnectedSlackMode): Promise<StartedBoltApp> {
   const stopApp = () => app.stop().then(() => undefined);
-  const never = new Promise<Error>(() => undefined);
   if (mode.type === 'socket') {
     await app.start().catch((error: unknown) => {
       const outcome = describeAppTokenFailure(error, mode.apiUrl);
       throw outcome ? new StartupCheckError([{ name: 'slack-app-token', outcome }]) : error;
     });
-    return { stop: stopApp, failed: never };
+    return { stop: stopApp };
   }
-  const listen = (port: number, host?: string) =>
-    app.start({ port, host }).catch((error: unknown) => {
-      throw listenFailure(error, { port, purpose: 'Slack events' });
-    }) as Promise<Server>;
-  if (!intake) {
-    const server = await listen(mode.port);
-    serveBehindProxies(server);
-    return { eventsUrl: eventsUrlOf(portOf(server, mode.port)), stop: stopApp, failed: never };
-  }
-  const behind = await listen(0, '127.0.0.1');
-  serveBehindProxies(behind);
-  let thread: IntakeThread;
-  try {
-    thread = await IntakeThread.start({
-      ...intake,
-      port: mode.port,
-      forwardPort: portOf(behind, 0),
-      signingSecret: mode.signingSecret,
-    });
-  } catch (error) {
-    await stopApp();
+  const server = (await app.start({ port: mode.port }).catch((error: unknown) => {
     throw listenFailure(error, { port: mode.port, purpose: 'Slack events' });
-  }
-  return {
-    eventsUrl: eventsUrlOf(thread.port),
-    // Requests stop at the door first; those it passed on are answered before Bolt stops.
-    stop: () => thread.stop().then(stopApp),
-    failed: thread.failed,
-    intake: thread,
-  };
+  })) as Server;
+  serveBehindProxies(server);
+  return { eventsUrl: eventsUrlOf(portOf(server, mode.port)), stop: stopApp };
 }
 
 function portOf(server: Server, fallback: number): number {

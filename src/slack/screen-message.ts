@@ -44,8 +44,7 @@ export function readMessageDelivery(
 const conversationalSubtypes = new Set([undefined, 'thread_broadcast', 'file_share']);
 
 /**
- * The first look at a message event, shared by the two intakes (the event loop's and the intake thread's):
- * a pure function of the event, so both decide alike. A message to keep comes out keyed and redacted: a
+ * The first look at a message event, a pure function of it. A message to keep comes out keyed and redacted: a
  * secret pasted into Slack is kept out of the database from the start.
  */
 export function screenMessage(

@@ -7,7 +7,6 @@ import type { DatabaseCorruptError } from '../store/index.js';
 import { createSqliteStore, openDatabase, type Store } from '../store/index.js';
 import { redactPostgresUrl } from '../store/postgres/postgres-url.js';
 import { attachWalCheckpointer, WalCheckpointer } from '../store/sqlite/wal-checkpointer.js';
-import { walSyncOf } from '../store/sqlite/wal-sync.js';
 
 export interface OpenedStore {
   readonly store: Store;
@@ -16,11 +15,6 @@ export interface OpenedStore {
    * sound, or when the file was checked before opening returned).
    */
   readonly damage: Promise<DatabaseCorruptError | undefined>;
-  /**
-   * SQLite with `synchronous=FULL`: the WAL sync's failure flag, for the intake thread's connection to
-   * share (a failed sync on either stops writing on both; see WalSync).
-   */
-  readonly walSyncFailure?: Int32Array;
 }
 
 /**
@@ -78,7 +72,7 @@ export async function openStore(
         return undefined;
       })
     : Promise.resolve(undefined);
-  return { store, damage, walSyncFailure: walSyncOf(db)?.sharedFailure };
+  return { store, damage };
 }
 
 function fileSize(file: string): number {

@@ -224,27 +224,8 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       now,
     });
 
-    // The intake thread keeps messages on its own connection to the SQLite file, and judges a request's
-    // age by the wall clock: with PostgreSQL, or a clock of the caller's, the main thread takes them.
-    const useIntakeThread = config.intakeThread && !config.postgres && overrides.now === undefined;
-    const started = await startBoltApp(
-      app,
-      mode,
-      useIntakeThread
-        ? {
-            databaseFile: config.databasePath,
-            synchronous: config.synchronous,
-            walSyncFailure: opened.walSyncFailure,
-            botUserId: identity.userId,
-            teamId: identity.teamId,
-            secrets,
-            logger: logger.child({ component: 'slack-intake-thread' }),
-            onKept: (message, outcome) => runtime.inbound.accept(message, outcome),
-          }
-        : undefined,
-    );
-    const { eventsUrl, intake: intakeThread } = started;
-    if (intakeThread) runtime.inbound.addFeed(() => intakeThread.delivered());
+    const started = await startBoltApp(app, mode);
+    const { eventsUrl } = started;
     const stopApp = () => started.stop();
     closers.unshift(stopApp);
     const opsServer =
@@ -263,10 +244,7 @@ export async function startHoldfast(config: Config, overrides: HoldfastOverrides
       logger,
       eventsUrl,
       localUrl: workspace?.url,
-      damaged: Promise.race([
-        damage.then((error) => error ?? new Promise<Error>(() => undefined)),
-        started.failed,
-      ]),
+      damaged: damage.then((error) => error ?? new Promise<Error>(() => undefined)),
       opsUrl: opsServer?.url,
       metrics: ops.registry,
       async stop() {

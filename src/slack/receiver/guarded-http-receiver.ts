@@ -61,7 +61,7 @@ export class GuardedHttpReceiver implements Receiver {
     this.#bolt.init(app);
   }
 
-  /** A port, or a port and a host (loopback, behind the intake thread). */
+  /** A port, or a port and a host. */
   start(where: number | ListenOptions): Promise<Server> {
     if (this.#server) return Promise.reject(new Error('the Slack receiver is already listening'));
     const server = createServer((request, response) => {

@@ -1,14 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { KvSnapshot } from '../../agent/kv.js';
 import { type ConversationRow, toConversation } from '../row-mappers.js';
 import type { ConversationStore } from '../store.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
-
-/** Whether a conversation exists; also asked on the intake thread's own connection (see `IntakeThread`). */
-export function prepareConversationKnown(db: Database.Database): (id: string) => boolean {
-  const exists = db.prepare<[string]>('SELECT 1 FROM conversations WHERE id = ?').pluck();
-  return (id) => exists.get(id) !== undefined;
-}
 
 export function createSqliteConversations({ db }: SqliteContext): ConversationStore {
   const select = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE id = ?');

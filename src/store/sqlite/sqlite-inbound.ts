@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { InboundMessage, InboundStore, NewInboundMessage } from '../store.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 
@@ -9,29 +8,21 @@ interface InboundRow {
   received_at: number;
 }
 
-/**
- * Keeps one message; true when it was not kept before. Also run on the intake thread's own connection
- * (see `IntakeThread`), outside any group commit.
- */
-export function prepareInboundKeep(
-  db: Database.Database,
-): (message: NewInboundMessage, at: number) => boolean {
+export function createSqliteInbound({ db, now }: SqliteContext): InboundStore {
   const insert = db.prepare(
     `INSERT INTO inbound_messages (key, lane, payload_json, received_at) VALUES (@key, @lane, @payload, @at)
      ON CONFLICT (key) DO NOTHING`,
   );
-  return (message, at) => insert.run({ ...message, at }).changes === 1;
-}
-
-export function createSqliteInbound({ db, now }: SqliteContext): InboundStore {
-  const insert = prepareInboundKeep(db);
   const remove = db.prepare('DELETE FROM inbound_messages WHERE key = ?');
   // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
   // The table holds only what is unsettled, so this reads pending work, never history.
   const unsettled = db.prepare<[number, number], InboundRow>(
     'SELECT * FROM inbound_messages WHERE received_at < ? ORDER BY received_at, rowid LIMIT +?',
   );
-  const keep = writeTransaction(db, (message: NewInboundMessage) => insert(message, now()));
+  const keep = writeTransaction(
+    db,
+    (message: NewInboundMessage) => insert.run({ ...message, at: now() }).changes === 1,
+  );
   const settle = writeTransaction(db, (key: string) => {
     remove.run(key);
   });

@@ -147,9 +147,8 @@ describe('a database that stops taking writes', () => {
   it('when an fsync fails: nothing more is written though the disk answers again, /health asks for a restart, and the restart recovers', async () => {
     // Two answers: the first mention's turn was committed before its fsync failed, and may be on disk.
     const model = new ScriptedChatModel([reply.text('The disk is 41% full.'), reply.text('Still 41%.')]);
-    // The main thread keeps each message here, so its failing sync refuses the first mention itself; with
-    // the intake thread (intake-thread.test.ts) the first is kept, and what follows is refused.
-    const slack = await startSlackHarness({ model, env: { HOLDFAST_INTAKE_THREAD: 'off' } });
+    // Each message is kept before it is acknowledged, so the failing sync refuses the first mention itself.
+    const slack = await startSlackHarness({ model });
     const origin = new URL(slack.eventsUrl).origin;
     const mention = (ts: string) => mentionEvent(slack.api.identity.botUserId, ts);
     const failing = failWalSyncs();
