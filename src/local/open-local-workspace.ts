@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { listenFailure } from '../startup/check-port.js';
+import { listenFailure } from '../http/port-unavailable.js';
 import { freePort } from './free-port.js';
 import type { LocalWorkspace } from './start-local-workspace.js';
 import { startLocalWorkspace } from './start-local-workspace.js';

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { listenFailure } from '../startup/check-port.js';
-import { serveBehindProxies } from '../startup/serve-behind-proxies.js';
+import { listenFailure } from '../http/port-unavailable.js';
+import { serveBehindProxies } from '../http/serve-behind-proxies.js';
 import type { ReadinessReport } from './readiness.js';
 
 export interface OpsEndpoints {

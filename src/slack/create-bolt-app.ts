@@ -2,10 +2,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { App, type Logger as BoltLogger, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { SlackMode } from '../config.js';
-import { listenFailure } from '../startup/check-port.js';
-import { describeAppTokenFailure } from '../startup/check-slack.js';
-import { serveBehindProxies } from '../startup/serve-behind-proxies.js';
-import { StartupCheckError } from '../startup/startup-check.js';
+import { listenFailure } from '../http/port-unavailable.js';
+import { serveBehindProxies } from '../http/serve-behind-proxies.js';
 import { deferEventAcks } from './defer-event-acks.js';
 import { guardSocketMode } from './receiver/guard-socket-mode.js';
 import { GuardedHttpReceiver } from './receiver/guarded-http-receiver.js';
@@ -84,10 +82,8 @@ export interface StartedBoltApp {
 export async function startBoltApp(app: App, mode: ConnectedSlackMode): Promise<StartedBoltApp> {
   const stopApp = () => app.stop().then(() => undefined);
   if (mode.type === 'socket') {
-    await app.start().catch((error: unknown) => {
-      const outcome = describeAppTokenFailure(error, mode.apiUrl);
-      throw outcome ? new StartupCheckError([{ name: 'slack-app-token', outcome }]) : error;
-    });
+    // A refused app-level token is worded by start-up, as its own check words it.
+    await app.start();
     return { stop: stopApp };
   }
   const server = (await app.start({ port: mode.port }).catch((error: unknown) => {

@@ -1,13 +1,6 @@
 import { createServer } from 'node:net';
-import {
-  type CheckOutcome,
-  ok,
-  problem,
-  type StartupCheck,
-  StartupCheckError,
-  skipped,
-  warning,
-} from './startup-check.js';
+import { describeListenFailure } from '../http/port-unavailable.js';
+import { ok, problem, type StartupCheck, skipped, warning } from './startup-check.js';
 
 export interface PortCheckOptions {
   readonly port: number;
@@ -35,12 +28,13 @@ export function portCheck(options: PortCheckOptions): StartupCheck {
       if (options.port === 0) return skipped('PORT=0: the system picks a free port');
       const failure = await tryListen(options.port, options.host);
       if (failure) {
-        const outcome =
-          describeListenFailure(failure, options) ??
-          problem(
-            `port ${options.port} cannot be used: ${failure.message}`,
-            `Set ${options.variable ?? 'PORT'} to a free port.`,
-          );
+        const described = describeListenFailure(failure, options);
+        const outcome = described
+          ? problem(described.problem, described.fix)
+          : problem(
+              `port ${options.port} cannot be used: ${failure.message}`,
+              `Set ${options.variable ?? 'PORT'} to a free port.`,
+            );
         if (options.mayBeRunning && outcome.type === 'problem' && isInUse(failure)) {
           return warning(`${outcome.problem} (holdfast itself, if it is running)`, outcome.fix);
         }
@@ -49,47 +43,6 @@ export function portCheck(options: PortCheckOptions): StartupCheck {
       return ok(`port ${options.port} is free for ${options.purpose}`);
     },
   };
-}
-
-/** A listen error as an operator reads it, or undefined for one that is not about the port. */
-export function describeListenFailure(
-  error: unknown,
-  { port, purpose, variable = 'PORT' }: Pick<PortCheckOptions, 'port' | 'purpose' | 'variable'>,
-): CheckOutcome | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EADDRINUSE') {
-    return problem(
-      `${variable}=${port} (${purpose}) is already in use by another process`,
-      `Stop that process (\`lsof -i :${port}\` or \`ss -ltnp\` shows which), or set ${variable} to a free port.`,
-    );
-  }
-  if (code === 'EACCES') {
-    return problem(
-      `${variable}=${port} (${purpose}) needs privileges holdfast does not have (ports below 1024)`,
-      `Set ${variable} to 1024 or above (3000, 8080) and map the public port to it in your platform.`,
-    );
-  }
-  if (code === 'EADDRNOTAVAIL') {
-    return problem(
-      `${variable}=${port} (${purpose}) cannot be bound on this machine`,
-      `Set ${variable} to a free port.`,
-    );
-  }
-  return undefined;
-}
-
-/** A real server's listen failure as the start-up problem naming PORT; any other error as it is. */
-export function listenFailure(
-  error: unknown,
-  options: Pick<PortCheckOptions, 'port' | 'purpose' | 'variable'>,
-): unknown {
-  const outcome = describeListenFailure(error, options);
-  return outcome ? new StartupCheckError([{ name: 'port', outcome }]) : error;
-}
-
-/** Whether an error came from binding a server socket (not from connecting somewhere). */
-export function isListenError(error: unknown): error is NodeJS.ErrnoException & { port?: number } {
-  return (error as NodeJS.ErrnoException | undefined)?.syscall === 'listen';
 }
 
 function isInUse(error: unknown): boolean {

@@ -1,6 +1,6 @@
 import { describeError, HoldfastError } from '../errors.js';
+import { describeListenFailure, isListenError } from '../http/port-unavailable.js';
 import { DatabaseOpenError } from '../store/store-errors.js';
-import { describeListenFailure, isListenError } from './check-port.js';
 import { joinFix } from './doctor-report.js';
 
 /**
@@ -21,7 +21,7 @@ function explain(error: unknown): string {
   if (isListenError(error)) {
     const port = typeof error.port === 'number' ? error.port : Number.NaN;
     const outcome = describeListenFailure(error, { port, purpose: 'a listener' });
-    if (outcome?.type === 'problem') return `port: ${joinFix(outcome.problem, outcome.fix)}`;
+    if (outcome) return `port: ${joinFix(outcome.problem, outcome.fix)}`;
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const where = (error as NodeJS.ErrnoException | undefined)?.path;

@@ -8,11 +8,13 @@ import { attachSlack } from '../slack/attach-slack.js';
 import { type ConnectedSlackMode, createBoltApp, startBoltApp } from '../slack/create-bolt-app.js';
 import { createSlackCardLookup } from '../slack/slack-card-lookup.js';
 import { createSlackTurnObserver } from '../slack/slack-turn-observer.js';
+import { describeAppTokenFailure } from './check-slack.js';
 import { connectSlack } from './connect-slack.js';
 import type { HoldfastOverrides } from './holdfast.js';
 import { openLocalMode } from './open-local-mode.js';
 import type { CoreParts } from './prepare-core.js';
 import { buildSlackPorts } from './slack-ports.js';
+import { StartupCheckError } from './startup-check.js';
 
 /**
  * Where people talk to holdfast: Slack over HTTP, Slack in Socket Mode, or the local workspace (a
@@ -154,7 +156,10 @@ async function openSlackFrontEnd(
       });
     },
     async start() {
-      const listening = await startBoltApp(app, mode);
+      const listening = await startBoltApp(app, mode).catch((error: unknown) => {
+        const outcome = mode.type === 'socket' ? describeAppTokenFailure(error, mode.apiUrl) : undefined;
+        throw outcome ? new StartupCheckError([{ name: 'slack-app-token', outcome }]) : error;
+      });
       started = listening;
       return { eventsUrl: listening.eventsUrl };
     },
