@@ -1,4 +1,4 @@
-import { type NewOutboxEntry, outboxKeys, PLAN_MAX_REQUESTS } from '../outbox/outbox-message.js';
+import { type NewOutboxEntry, outboxKeys, PLAN_MAX_REQUESTS } from '../store/outbox-message.js';
 import type { Approval, Turn } from '../store/records.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { describeError, HoldfastError } from '../errors.js';
-import { outboxKeys } from '../outbox/outbox-message.js';
+import { outboxKeys } from '../store/outbox-message.js';
 import type { Turn } from '../store/records.js';
 import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
 import { unansweredCalls } from './agent-loop.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
+import { type NewOutboxEntry, outboxKeys } from '../store/outbox-message.js';
 import type { Approval, Conversation, Turn } from '../store/records.js';
 import type { ClaimedTurn, Lease, Store } from '../store/store.js';
 import { LeaseLostError } from '../store/store-errors.js';

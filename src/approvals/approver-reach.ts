@@ -1,4 +1,4 @@
-import type { ApproverCopyOccasion } from '../outbox/outbox-message.js';
+import type { ApproverCopyOccasion } from '../store/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import type { ApproverSet, Policy } from './policy.js';
 import { approversFor } from './policy-lookup.js';

@@ -1,4 +1,4 @@
-import { outboxKeys } from '../outbox/outbox-message.js';
+import { outboxKeys } from '../store/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
 import { bindingMismatch, isRecordedCard } from './binding-mismatch.js';

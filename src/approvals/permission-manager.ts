@@ -5,7 +5,7 @@ import type { PermissionChecker, PermissionRequest, PermissionVerdict } from '..
 import type { NameOf } from '../agent/person-name.js';
 import { nameFor } from '../agent/person-name.js';
 import type { ToolCallSite } from '../agent/tool-call-site.js';
-import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
+import { type NewOutboxEntry, outboxKeys } from '../store/outbox-message.js';
 import type { Approval, Grant } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { grantCovers } from './grant-covers.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { TurnOutcome } from '../agent/turn-runner.js';
-import type { OutboxEntry } from '../outbox/outbox-message.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
+import type { OutboxEntry } from '../store/outbox-message.js';
 import type { OpsMetrics } from './ops-metrics.js';
 
 /**

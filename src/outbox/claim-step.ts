@@ -1,4 +1,4 @@
-import type { OutboxEntry } from './outbox-message.js';
+import type { OutboxEntry } from '../store/outbox-message.js';
 
 /** How soon a row another process holds is looked at again. */
 const othersRecheckMs = 250;

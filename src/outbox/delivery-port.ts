@@ -1,5 +1,5 @@
 import { HoldfastError } from '../errors.js';
-import type { OutboxEntry, SentPart } from './outbox-message.js';
+import type { OutboxEntry, SentPart } from '../store/outbox-message.js';
 
 /**
  * What a front end (Slack, the local workspace) does with an outbox row. Owned here, by the worker that

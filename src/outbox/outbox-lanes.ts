@@ -1,4 +1,4 @@
-import type { OutboxMessage } from './outbox-message.js';
+import type { OutboxMessage } from '../store/outbox-message.js';
 
 /**
  * The lanes of one conversation's outbox. Within a lane rows go in order; lanes do not wait for each

@@ -1,10 +1,10 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
+import type { DeliveryProgress, OutboxEntry, SentPart } from '../store/outbox-message.js';
 import type { ClaimToken, CompletedDelivery, Lease, Store } from '../store/store.js';
 import { claimStep } from './claim-step.js';
 import type { DeliveryPort } from './delivery-port.js';
 import { cardRequestsOf, laneOf, type OutboxLane } from './outbox-lanes.js';
-import type { DeliveryProgress, OutboxEntry, SentPart } from './outbox-message.js';
 import { defaultBackoffMs, type RetryPolicy, reasonOf, retryPlan } from './retry-plan.js';
 import { undeliverableNotice } from './undeliverable-notice.js';
 

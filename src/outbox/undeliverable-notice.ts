@@ -1,5 +1,5 @@
+import { type NewOutboxEntry, type OutboxEntry, outboxKeys } from '../store/outbox-message.js';
 import type { Store } from '../store/store.js';
-import { type NewOutboxEntry, type OutboxEntry, outboxKeys } from './outbox-message.js';
 
 /** The requester hears, in a direct message, what could not reach the thread and what to do. */
 export async function undeliverableNotice(

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type ApproverReach, nudgesDue } from '../approvals/approver-reach.js';
-import { type NewOutboxEntry, outboxKeys } from '../outbox/outbox-message.js';
+import { type NewOutboxEntry, outboxKeys } from '../store/outbox-message.js';
 import type { Store } from '../store/store.js';
 
 export interface NudgeDeps {

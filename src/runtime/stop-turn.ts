@@ -3,7 +3,7 @@ import { TurnStoppedError } from '../agent/agent-errors.js';
 import type { TurnRunner } from '../agent/turn-runner.js';
 import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
-import { outboxKeys } from '../outbox/outbox-message.js';
+import { outboxKeys } from '../store/outbox-message.js';
 import type { Turn } from '../store/records.js';
 import type { Lease, Store } from '../store/store.js';
 

@@ -1,6 +1,6 @@
 import type { TurnProgress } from '../agent/turn-progress.js';
 import type { TurnOutcome } from '../agent/turn-runner.js';
-import type { OutboxEntry } from '../outbox/outbox-message.js';
+import type { OutboxEntry } from '../store/outbox-message.js';
 import type { Turn } from '../store/records.js';
 
 /**

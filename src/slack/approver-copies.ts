@@ -5,8 +5,8 @@ import { type ApproverReach, copyRecipients } from '../approvals/approver-reach.
 import { refusalFor } from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
 import { DeliveryError } from '../outbox/delivery-port.js';
-import type { ApproverCopyOccasion, OutboxEntry, SentPart } from '../outbox/outbox-message.js';
 import type { ThreadKey } from '../store/conversation-id.js';
+import type { ApproverCopyOccasion, OutboxEntry, SentPart } from '../store/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import { buildApproverCopy, buildDecidedCard, type SlackMessage } from './blocks/index.js';
 import { outcomeOf, presentApproval } from './present-approval.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DeliveryError } from '../outbox/delivery-port.js';
-import type { OutboxEntry, SentPart } from '../outbox/outbox-message.js';
+import type { OutboxEntry, SentPart } from '../store/outbox-message.js';
 import type { Store } from '../store/store.js';
 import type { LiveAnswers } from './live-answers.js';
 import type { SlackPort } from './slack-port.js';

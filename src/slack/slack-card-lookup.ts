@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CardLookup } from '../approvals/decide-approval.js';
-import { outboxKeys } from '../outbox/outbox-message.js';
 import { threadOf } from '../store/conversation-id.js';
+import { outboxKeys } from '../store/outbox-message.js';
 import { SlackApiError } from './slack-errors.js';
 import type { SlackPort } from './slack-port.js';
 

@@ -1,5 +1,5 @@
 import type { ContextBlock, KnownBlock } from '@slack/types';
-import type { ApproverCopyOccasion } from '../../outbox/outbox-message.js';
+import type { ApproverCopyOccasion } from '../../store/outbox-message.js';
 import { mentionUser, slackUrl } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { truncateText } from '../text/truncate-text.js';

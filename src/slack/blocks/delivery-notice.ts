@@ -1,4 +1,4 @@
-import type { DirectNotice } from '../../outbox/outbox-message.js';
+import type { DirectNotice } from '../../store/outbox-message.js';
 import { escapeMrkdwn } from '../text/escape-mrkdwn.js';
 import { truncateText } from '../text/truncate-text.js';
 import { mrkdwn } from './approval-card-parts.js';

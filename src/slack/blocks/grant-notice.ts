@@ -1,5 +1,5 @@
-import type { TurnNotice } from '../../outbox/outbox-message.js';
 import { redactKnownPatterns } from '../../secrets/index.js';
+import type { TurnNotice } from '../../store/outbox-message.js';
 import { inlineCodeSafe, mentionUser } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, oneLine, truncateText } from '../text/truncate-text.js';

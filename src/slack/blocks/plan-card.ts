@@ -1,6 +1,6 @@
 import type { ActionsBlock, Button, KnownBlock, SectionBlock } from '@slack/types';
 import { isArgsFingerprint } from '../../approvals/args-fingerprint.js';
-import { PLAN_MAX_REQUESTS } from '../../outbox/outbox-message.js';
+import { PLAN_MAX_REQUESTS } from '../../store/outbox-message.js';
 import { mentionUser } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, escapeWithin, truncateText } from '../text/truncate-text.js';

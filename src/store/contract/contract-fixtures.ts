@@ -1,6 +1,6 @@
 import { newApproval, newTurn, thread } from '../../../test/support/store-rows.js';
-import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-message.js';
 import { conversationId } from '../conversation-id.js';
+import type { DeliveryProgress, NewOutboxEntry } from '../outbox-message.js';
 import type { Approval } from '../records.js';
 import type {
   ClaimedTurn,

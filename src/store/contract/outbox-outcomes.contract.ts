@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboxEntry } from '../../outbox/outbox-message.js';
+import type { OutboxEntry } from '../outbox-message.js';
 import type { ClaimToken, Lease, Store } from '../store.js';
 import {
   awaitingTurn,

@@ -1,5 +1,5 @@
 import type { TestClock } from '../../../test/support/test-clock.js';
-import type { OutboxEntry } from '../../outbox/outbox-message.js';
+import type { OutboxEntry } from '../outbox-message.js';
 import type { Store } from '../store.js';
 import { describeApprovalCardsContract } from './approval-cards.contract.js';
 import { describeApprovalDecisionsContract } from './approval-decisions.contract.js';

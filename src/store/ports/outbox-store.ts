@@ -1,4 +1,4 @@
-import type { DeliveryProgress, NewOutboxEntry, OutboxEntry } from '../../outbox/outbox-message.js';
+import type { DeliveryProgress, NewOutboxEntry, OutboxEntry } from '../outbox-message.js';
 import type { Lease } from './turn-claim.js';
 
 /** Outbox rows a state change writes, claimed in the same commit for the process that will send them. */

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../agent/chat-model.js';
 import type { KvSnapshot } from '../../agent/kv.js';
-import type { NewOutboxEntry } from '../../outbox/outbox-message.js';
+import type { NewOutboxEntry } from '../outbox-message.js';
 import type { Approval, Conversation, Turn } from '../records.js';
 import type { AdmissionLimits } from '../rules/admit-turn.js';
 import type { NewApproval } from './approval-store.js';

@@ -1,4 +1,4 @@
-import { outboxKeys } from '../../outbox/outbox-message.js';
+import { outboxKeys } from '../outbox-message.js';
 import type { Approval } from '../records.js';
 import { cardState, changedArguments, editedDetails } from '../rules/edit-arguments.js';
 import { gateDecision, tallyDecision } from '../rules/tally-decision.js';

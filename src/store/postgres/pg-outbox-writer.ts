@@ -1,4 +1,4 @@
-import type { NewOutboxEntry } from '../../outbox/outbox-message.js';
+import type { NewOutboxEntry } from '../outbox-message.js';
 import type { OutboxRow } from '../row-mappers.js';
 import type { Lease } from '../store.js';
 import type { Tx } from './pg-context.js';

@@ -1,4 +1,4 @@
-import type { DeliveryProgress, NewOutboxEntry } from '../../outbox/outbox-message.js';
+import type { DeliveryProgress, NewOutboxEntry } from '../outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';

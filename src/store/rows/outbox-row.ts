@@ -3,7 +3,7 @@ import {
   type OutboxEntry,
   type OutboxStatus,
   outboxMessageSchema,
-} from '../../outbox/outbox-message.js';
+} from '../outbox-message.js';
 import { parseJsonColumn } from './parse-json-column.js';
 
 export interface OutboxRow {

@@ -1,4 +1,4 @@
-import { outboxKeys } from '../../outbox/outbox-message.js';
+import { outboxKeys } from '../outbox-message.js';
 import type { Approval } from '../records.js';
 import type { ApprovalRow } from '../row-mappers.js';
 import { cardState } from '../rules/edit-arguments.js';

@@ -1,4 +1,4 @@
-import { type DeliveryProgress, type NewOutboxEntry, planRequestIds } from '../../outbox/outbox-message.js';
+import { type DeliveryProgress, type NewOutboxEntry, planRequestIds } from '../outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { deferredWritesOf } from './deferred-writes.js';
