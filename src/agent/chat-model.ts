@@ -1,4 +1,6 @@
-import type { ToolOutcome } from './tool-outcome.js';
+import type { ChatMessage, ToolCall } from '../store/transcript-records.js';
+
+export type { ChatMessage, ToolCall } from '../store/transcript-records.js';
 
 /**
  * The port the agent loop talks to. Owned here, by its consumer; `src/llm` adapts OpenAI (or a script) to
@@ -27,25 +29,6 @@ export interface ChatRequest {
   readonly tools: readonly ToolSpec[];
   readonly signal?: AbortSignal;
 }
-
-/** A call the model asked for. `arguments` is the raw JSON text the model produced, unparsed. */
-export interface ToolCall {
-  readonly id: string;
-  readonly name: string;
-  readonly arguments: string;
-}
-
-export type ChatMessage =
-  | { readonly role: 'system'; readonly content: string }
-  | { readonly role: 'user'; readonly content: string; readonly name?: string }
-  | { readonly role: 'assistant'; readonly content: string | null; readonly toolCalls?: readonly ToolCall[] }
-  | {
-      readonly role: 'tool';
-      readonly toolCallId: string;
-      readonly content: string;
-      /** How the call ended, for people (never sent to the model); absent on results stored before it was kept. */
-      readonly outcome?: ToolOutcome;
-    };
 
 export interface ModelReply {
   readonly content: string | null;

@@ -1,31 +1,6 @@
-import { z } from 'zod';
+import { type JsonValue, jsonValueSchema, type KvSnapshot } from '../store/kv-snapshot.js';
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValue),
-    z.record(z.string(), jsonValue),
-  ]),
-);
-
-export interface KvSnapshot {
-  readonly values: Record<string, JsonValue>;
-  readonly children: Record<string, KvSnapshot>;
-}
-
-export const kvSnapshotSchema: z.ZodType<KvSnapshot> = z.lazy(() =>
-  z.object({
-    values: z.record(z.string(), jsonValue),
-    children: z.record(z.string(), kvSnapshotSchema),
-  }),
-);
-
-export const emptyKvSnapshot: KvSnapshot = { values: {}, children: {} };
+export { emptyKvSnapshot, type JsonValue, type KvSnapshot, kvSnapshotSchema } from '../store/kv-snapshot.js';
 
 /**
  * Plugin state for one agent (`ctx.kv`). It lives in memory during a turn and is snapshotted into the
@@ -92,7 +67,7 @@ function toJsonValue(value: unknown): JsonValue | undefined {
   try {
     const text = JSON.stringify(value);
     if (text === undefined) return undefined;
-    const parsed = jsonValue.safeParse(JSON.parse(text));
+    const parsed = jsonValueSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     // Cycles and BigInts cannot be snapshotted; dropping them is the documented contract.

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../agent/chat-model.js';
-import type { KvSnapshot } from '../agent/kv.js';
+import type { KvSnapshot } from './kv-snapshot.js';
+import type { ChatMessage } from './transcript-records.js';
 
 /** One Slack thread. `id` is `team:channel:thread_ts`. */
 export interface Conversation {

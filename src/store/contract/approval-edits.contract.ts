@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { hashArguments } from '../../agent/hash-arguments.js';
 import type { Approval } from '../records.js';
 import type { ArgumentsEdit } from '../rules/edit-arguments.js';
 import { awaitingTurn, claimed, createApproval, leaseB, startTurn } from './contract-fixtures.js';
@@ -12,7 +11,8 @@ function editOf(approval: Pick<Approval, 'argsHash'>, command: string): Argument
     fromArgsHash: approval.argsHash,
     arguments: args,
     argumentsText,
-    argsHash: hashArguments(argumentsText),
+    // Opaque to the store: what the approval flow computes from the text, here any value that differs.
+    argsHash: `edited:${argumentsText}`,
     summary: `run \`${command}\``,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyKvSnapshot } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
+import { emptyKvSnapshot } from '../kv-snapshot.js';
 import { outboxKeys } from '../outbox-message.js';
 import { claimed, leaseA, leaseB, newApproval, newTurn, startTurn, thread } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';

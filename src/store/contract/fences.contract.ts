@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyKvSnapshot } from '../../agent/kv.js';
+import { emptyKvSnapshot } from '../kv-snapshot.js';
 import type { Fence, Store } from '../store.js';
 import { LeaseLostError } from '../store-errors.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../agent/chat-model.js';
+import type { ChatMessage } from '../transcript-records.js';
 import { startTurn } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 

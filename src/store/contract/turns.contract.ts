@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyKvSnapshot } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
+import { emptyKvSnapshot } from '../kv-snapshot.js';
 import {
   awaitingTurn,
   claimed,

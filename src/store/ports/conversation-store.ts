@@ -1,4 +1,4 @@
-import type { KvSnapshot } from '../../agent/kv.js';
+import type { KvSnapshot } from '../kv-snapshot.js';
 import type { Conversation } from '../records.js';
 
 export interface ConversationKey {

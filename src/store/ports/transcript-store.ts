@@ -1,6 +1,5 @@
-import type { ChatMessage } from '../../agent/chat-model.js';
-import type { ToolOutcome } from '../../agent/tool-outcome.js';
 import type { StoredMessage } from '../records.js';
+import type { ChatMessage, ToolOutcome } from '../transcript-records.js';
 import type { Fence } from './turn-claim.js';
 
 export type ToolStartResult =

@@ -1,8 +1,8 @@
-import type { ChatMessage } from '../../agent/chat-model.js';
-import type { KvSnapshot } from '../../agent/kv.js';
+import type { KvSnapshot } from '../kv-snapshot.js';
 import type { NewOutboxEntry } from '../outbox-message.js';
 import type { Approval, Conversation, Turn } from '../records.js';
 import type { AdmissionLimits } from '../rules/admit-turn.js';
+import type { ChatMessage } from '../transcript-records.js';
 import type { NewApproval } from './approval-store.js';
 import type { ConversationKey } from './conversation-store.js';
 import type { Effects } from './outbox-store.js';

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../agent/chat-model.js';
 import type { StoredMessage } from '../records.js';
 import { messageColumns, rootConversationOf } from '../row-mappers.js';
+import type { ChatMessage } from '../transcript-records.js';
 import type { Tx } from './pg-context.js';
 
 const appendSql = `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, tool_calls_json,

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../agent/chat-model.js';
 import { type MessageRow, toMessage, toolResultJson, toStored } from '../row-mappers.js';
 import type { TranscriptStore } from '../store.js';
+import type { ChatMessage } from '../transcript-records.js';
 import { checkFence, type PgContext, read, transaction } from './pg-context.js';
 import { appendInside } from './pg-messages.js';
 

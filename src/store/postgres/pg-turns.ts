@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { KvSnapshot } from '../../agent/kv.js';
-import { kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
+import type { KvSnapshot } from '../kv-snapshot.js';
+import { kvSnapshotSchema } from '../kv-snapshot.js';
 import type { Approval } from '../records.js';
 import { parseJsonColumn, type TurnRow, toConversation, toTurn } from '../row-mappers.js';
 import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';

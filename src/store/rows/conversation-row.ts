@@ -1,4 +1,4 @@
-import { kvSnapshotSchema } from '../../agent/kv.js';
+import { kvSnapshotSchema } from '../kv-snapshot.js';
 import type { Conversation } from '../records.js';
 import { parseJsonColumn } from './parse-json-column.js';
 

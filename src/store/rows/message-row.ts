@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { ChatMessage, ToolCall } from '../../agent/chat-model.js';
-import type { ToolOutcome } from '../../agent/tool-outcome.js';
 import type { StoredMessage } from '../records.js';
+import type { ChatMessage, ToolCall, ToolOutcome } from '../transcript-records.js';
 import { parseJsonColumn } from './parse-json-column.js';
 
 export interface MessageRow {

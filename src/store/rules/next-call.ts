@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../agent/chat-model.js';
+import type { ToolCall } from '../transcript-records.js';
 
 /**
  * The call a resumed turn runs first: the first call of the transcript's newest assistant message that

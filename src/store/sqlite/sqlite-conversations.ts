@@ -1,4 +1,4 @@
-import type { KvSnapshot } from '../../agent/kv.js';
+import type { KvSnapshot } from '../kv-snapshot.js';
 import { type ConversationRow, toConversation } from '../row-mappers.js';
 import type { ConversationStore } from '../store.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';

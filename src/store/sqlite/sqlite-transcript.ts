@@ -2,8 +2,6 @@ import { LRUCache } from 'lru-cache';
 
 export { rootConversationOf, toolCallsSchema } from '../row-mappers.js';
 
-import type { ChatMessage } from '../../agent/chat-model.js';
-import type { ToolOutcome } from '../../agent/tool-outcome.js';
 import type { StoredMessage } from '../records.js';
 import {
   type MessageRow,
@@ -14,6 +12,7 @@ import {
   toStored,
 } from '../row-mappers.js';
 import type { Fence, ToolCallRef, ToolStartResult, TranscriptStore } from '../store.js';
+import type { ChatMessage, ToolOutcome } from '../transcript-records.js';
 import { prepareFenceCheck, type SqliteContext, translateBusy, writeTransaction } from './sqlite-context.js';
 
 /** Appends a message inside a caller's transaction; returns it as stored. */

@@ -1,5 +1,5 @@
-import { type KvSnapshot, kvSnapshotSchema } from '../../agent/kv.js';
 import { conversationId } from '../conversation-id.js';
+import { type KvSnapshot, kvSnapshotSchema } from '../kv-snapshot.js';
 import type { Approval, Turn } from '../records.js';
 import {
   type ConversationRow,
