@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../agent/chat-model.js';
 import { notRunResult } from '../agent/tool-runtime.js';
-import { directContextHeading } from '../slack/direct-context.js';
-import { contextUnavailableNote, threadContextHeading } from '../slack/thread-context.js';
+import { directContextHeading } from '../slack/intake/direct-context.js';
+import { contextUnavailableNote, threadContextHeading } from '../slack/intake/thread-context.js';
 import { createDemoChatModel } from './demo-chat-model.js';
 
 const spec = (name: string): ToolSpec => ({ name, description: name, parameters: { type: 'object' } });

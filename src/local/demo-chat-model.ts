@@ -1,8 +1,8 @@
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall } from '../agent/chat-model.js';
 import { modelNoteMark } from '../agent/not-run-result.js';
 import { streamReply } from '../llm/stream-reply.js';
-import { directContextHeading } from '../slack/direct-context.js';
-import { contextUnavailableNote, threadContextHeading } from '../slack/thread-context.js';
+import { directContextHeading } from '../slack/intake/direct-context.js';
+import { contextUnavailableNote, threadContextHeading } from '../slack/intake/thread-context.js';
 
 /**
  * A model for trying holdfast without an API key: it reads the last message and picks a tool by simple

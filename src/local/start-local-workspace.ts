@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { statusLegend, statusReactions } from '../slack/turn-status.js';
+import { statusLegend, statusReactions } from '../slack/turn-view/turn-status.js';
 import { answerResponseUrl } from './answer-response-url.js';
 import { createDeliverer } from './deliver.js';
 import { readBody, sendJson, sendRefusal } from './http-io.js';

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import type { ChatModel } from '../agent/chat-model.js';
 import type { Tool } from '../agent/tool.js';
 import type { TurnObserver } from '../runtime/turn-observer.js';
-import type { SlackApiError } from '../slack/slack-errors.js';
+import type { SlackApiError } from '../slack/web-api/slack-errors.js';
 import type { Store } from '../store/store.js';
 import { AuditMirror } from './audit-mirror.js';
 import { observedModel } from './observed-model.js';

@@ -15,7 +15,7 @@ import { registerGrantRevokeListener } from './listeners/grant-revoke-listener.j
 import { registerMessageListeners } from './listeners/message-listeners.js';
 import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
-import type { SlackPort } from './slack-port.js';
+import type { SlackPort } from './web-api/slack-port.js';
 
 export interface AttachSlackOptions {
   readonly app: App;

@@ -11,7 +11,7 @@ import { ConfigError, describeError } from '../errors.js';
 import { createOpenAIChatModel } from '../llm/index.js';
 import { createDemoChatModel } from '../local/demo-chat-model.js';
 import { demoDeployServices } from '../local/demo-deploy-services.js';
-import { boltLogger } from '../slack/bolt-logger.js';
+import { boltLogger } from '../slack/web-api/bolt-logger.js';
 import { createBuiltinTools, type ProcessGroups } from '../tools/index.js';
 import { loadPlugins } from '../tools/load-plugins.js';
 import { uniqueTools } from '../tools/unique-tools.js';

@@ -2,8 +2,8 @@ import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors.js';
 import type { Ops } from '../ops/create-ops.js';
-import { boltLogger } from '../slack/bolt-logger.js';
-import type { ConnectedSlackMode } from '../slack/create-bolt-app.js';
+import type { ConnectedSlackMode } from '../slack/receiver/create-bolt-app.js';
+import { boltLogger } from '../slack/web-api/bolt-logger.js';
 
 export interface SlackConnection {
   /** For listeners and the thread status: retries with backoff (a 429 is left to the port, per method). */

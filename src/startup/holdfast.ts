@@ -4,8 +4,8 @@ import type { ChatModel } from '../agent/chat-model.js';
 import type { Tool } from '../agent/tool.js';
 import type { Runtime } from '../runtime/create-runtime.js';
 import type { ProcessIdentity } from '../runtime/process-identity.js';
-import type { LiveAnswersDeps } from '../slack/live-answers.js';
 import type { MethodLimit } from '../slack/rate-limits/index.js';
+import type { LiveAnswersDeps } from '../slack/turn-view/live-answers.js';
 
 /** What tests and the benchmark replace when they start holdfast (`startHoldfast` in src/startup/start-holdfast.ts). */
 export interface HoldfastOverrides {

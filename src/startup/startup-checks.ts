@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type OpenAI from 'openai';
 import type { PolicyVocabulary } from '../approvals/policy-names.js';
 import type { Config } from '../config.js';
-import { BOT_SCOPES } from '../slack/bot-scopes.js';
+import { BOT_SCOPES } from '../slack/web-api/bot-scopes.js';
 import { databaseCheck } from './check-database.js';
 import { modelCheck } from './check-model.js';
 import { policyCheck } from './check-policy.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Runtime } from '../../runtime/create-runtime.js';
 import { conversationId } from '../../store/conversation-id.js';
-import type { SlackPort } from '../slack-port.js';
+import type { SlackPort } from '../web-api/slack-port.js';
 
 export interface AgentSessionStoppedDeps {
   readonly runtime: Runtime;

@@ -1,8 +1,8 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { type InboxDeps, pendingForViewer, recentDecisions } from '../approval-inbox-query.js';
+import { type InboxDeps, pendingForViewer, recentDecisions } from '../approvals/approval-inbox-query.js';
+import { grantItems } from '../approvals/manage-grants.js';
 import { buildAppHome } from '../blocks/index.js';
-import { grantItems } from '../manage-grants.js';
 import { appHomeOpenedSchema } from '../payloads.js';
 
 export async function publishHome(deps: InboxDeps, viewer: string): Promise<void> {

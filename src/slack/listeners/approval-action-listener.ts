@@ -1,13 +1,17 @@
 import type { App, RespondFn } from '@slack/bolt';
 import type { ApproverDirectory } from '../../approvals/decide-approval.js';
 import type { Redact } from '../../secrets/index.js';
-import { askDecisionForm } from '../ask-decision-form.js';
+import { askDecisionForm } from '../approvals/ask-decision-form.js';
+import { allowAll } from '../approvals/handle-allow-all.js';
+import { type ClickDeps, handleApprovalClick } from '../approvals/handle-approval-click.js';
+import {
+  type ApprovalButtonClick,
+  readApprovalClick,
+  readClickSite,
+} from '../approvals/read-approval-click.js';
+import { showFullArguments } from '../approvals/show-full-arguments.js';
 import { APPROVAL_ACTION_IDS, PLAN_ALLOW_ALL_ACTION_ID, parseAllowAllValue } from '../blocks/index.js';
-import { allowAll } from '../handle-allow-all.js';
-import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { blockActionsSchema } from '../payloads.js';
-import { type ApprovalButtonClick, readApprovalClick, readClickSite } from '../read-approval-click.js';
-import { showFullArguments } from '../show-full-arguments.js';
 
 const decisionAction = /^holdfast\.approval\.(allow|deny|always|edit)$/;
 

@@ -1,6 +1,8 @@
 import type { App } from '@slack/bolt';
 import { type Redact, redactStrings } from '../../secrets/index.js';
-import { type InboxDeps, pendingForViewer } from '../approval-inbox-query.js';
+import { type InboxDeps, pendingForViewer } from '../approvals/approval-inbox-query.js';
+import { grantsInChannel } from '../approvals/manage-grants.js';
+import { stoppableForViewer } from '../approvals/stoppable-turns.js';
 import { BLOCK_KIT_LIMITS } from '../blocks/block-kit-limits.js';
 import {
   buildApprovalInbox,
@@ -8,9 +10,7 @@ import {
   buildGrantList,
   buildStoppableList,
 } from '../blocks/index.js';
-import { grantsInChannel } from '../manage-grants.js';
 import { slashCommandSchema } from '../payloads.js';
-import { stoppableForViewer } from '../stoppable-turns.js';
 
 /**
  * `/approvals` (this channel), `/approvals all` (everything you may decide), `/approvals grants` (the

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { DecisionAction } from '../../approvals/decide-approval.js';
-import type { ApprovalClick } from '../handle-approval-click.js';
+import type { ApprovalClick } from '../approvals/handle-approval-click.js';
+import { type DecisionModalSubmission, readDecisionModal } from '../approvals/read-decision-modal.js';
 import { viewSubmissionSchema } from '../payloads.js';
-import { type DecisionModalSubmission, readDecisionModal } from '../read-decision-modal.js';
 
 /**
  * A submitted decision form (deny reason, grant, edit) read back; undefined, and logged, when it is not a

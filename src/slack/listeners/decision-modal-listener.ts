@@ -1,5 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Redact } from '../../secrets/index.js';
+import { type ClickDeps, handleApprovalClick } from '../approvals/handle-approval-click.js';
+import { readGrantForm } from '../approvals/read-grant-form.js';
 import {
   DENY_REASON_ACTION_ID,
   DENY_REASON_BLOCK_ID,
@@ -7,8 +9,6 @@ import {
   DENY_REASON_MAX,
   GRANT_CALLBACK_ID,
 } from '../blocks/index.js';
-import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
-import { readGrantForm } from '../read-grant-form.js';
 import { clickOf, readDecisionForm, refreshHomeAfterDecision } from './decision-form.js';
 
 export interface DecisionModalDeps extends Omit<ClickDeps, 'respond'> {

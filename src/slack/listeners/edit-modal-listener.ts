@@ -6,9 +6,9 @@ import {
   refusalFor,
 } from '../../approvals/decide-approval.js';
 import type { Redact } from '../../secrets/index.js';
+import { editFields, readEditedArguments } from '../approvals/edit-fields.js';
+import { type ClickDeps, handleApprovalClick } from '../approvals/handle-approval-click.js';
 import { EDIT_CALLBACK_ID } from '../blocks/index.js';
-import { editFields, readEditedArguments } from '../edit-fields.js';
-import { type ClickDeps, handleApprovalClick } from '../handle-approval-click.js';
 import { clickOf, readDecisionForm, refreshHomeAfterDecision } from './decision-form.js';
 
 export interface EditModalDeps extends Omit<ClickDeps, 'respond'> {

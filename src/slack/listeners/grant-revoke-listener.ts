@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Redact } from '../../secrets/index.js';
+import { type GrantDeps, revokeGrant } from '../approvals/manage-grants.js';
 import { GRANT_REVOKE_ACTION_ID } from '../blocks/index.js';
-import { type GrantDeps, revokeGrant } from '../manage-grants.js';
 import { blockActionsSchema } from '../payloads.js';
 import { toolCodeText } from '../text/tool-code-text.js';
 

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
-import { type ReceiveMessageDeps, receiveMessage, turnFromKeptMessage } from '../receive-message.js';
-import { readMessageDelivery } from '../screen-message.js';
+import { type ReceiveMessageDeps, receiveMessage, turnFromKeptMessage } from '../intake/receive-message.js';
+import { readMessageDelivery } from '../intake/screen-message.js';
 
 /**
  * `app_mention` and `message` both feed the same intake; it dedupes the twins. A message is acknowledged

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlackApiError } from '../slack-errors.js';
+import { SlackApiError } from '../web-api/slack-errors.js';
 import { SlackRateLimits } from './slack-rate-limits.js';
 
 /** Slack's pauses alone, with no published limit to pace calls by (the pacing has tests of its own). */

@@ -1,4 +1,4 @@
-import { SlackApiError } from '../slack-errors.js';
+import { SlackApiError } from '../web-api/slack-errors.js';
 import { SlackCallBudget } from './call-budget.js';
 import type { MethodLimit } from './published-limits.js';
 

@@ -1,7 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type LocalWorkspace, startLocalWorkspace } from '../../../src/local/start-local-workspace.js';
-import { createSlackWebApi } from '../../../src/slack/slack-web-api.js';
+import { createSlackWebApi } from '../../../src/slack/web-api/slack-web-api.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { createTestLogger } from '../../support/test-logger.js';
 

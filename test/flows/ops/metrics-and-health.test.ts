@@ -1,7 +1,7 @@
 import { Agent, get as httpGet } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { BOT_SCOPES } from '../../../src/slack/bot-scopes.js';
+import { BOT_SCOPES } from '../../../src/slack/web-api/bot-scopes.js';
 import { startFakeSlackApi } from '../../support/fake-slack-api.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { createTestClock } from '../../support/test-clock.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../src/agent/chat-model.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
-import { contextUnavailableNote } from '../../../src/slack/thread-context.js';
+import { contextUnavailableNote } from '../../../src/slack/intake/thread-context.js';
 import { channel, people, startSlackHarness } from './slack-harness.js';
 
 const userMessages = (messages: readonly ChatMessage[]) =>

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BOT_SCOPES } from '../../../src/slack/bot-scopes.js';
+import { BOT_SCOPES } from '../../../src/slack/web-api/bot-scopes.js';
 import { openDatabase } from '../../../src/store/index.js';
 import { startFakeOpenAIEndpoint } from '../../support/fake-openai-endpoint.js';
 import { startFakeSlackApi } from '../../support/fake-slack-api.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BOT_SCOPES } from '../../../src/slack/bot-scopes.js';
+import { BOT_SCOPES } from '../../../src/slack/web-api/bot-scopes.js';
 import { startFakeOpenAIEndpoint } from '../../support/fake-openai-endpoint.js';
 import { startFakeSlackApi } from '../../support/fake-slack-api.js';
 import { tempDir } from '../../support/temp-dir.js';

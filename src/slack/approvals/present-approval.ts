@@ -1,0 +1,76 @@
+import type { EffectsOf } from '../../agent/tool.js';
+import { argsFingerprint } from '../../approvals/args-fingerprint.js';
+import { askedBecause } from '../../approvals/asked-because.js';
+import type { Policy } from '../../approvals/policy.js';
+import { approversFor } from '../../approvals/policy-lookup.js';
+import { redactKnownPatterns } from '../../secrets/index.js';
+import type { Approval } from '../../store/records.js';
+import type { ApprovalOutcome, ApprovalView, ViewerMay } from '../blocks/index.js';
+import { editFields } from './edit-fields.js';
+
+/** Row → what a card shows. Arguments are redacted for display; the hash still pins what runs. */
+export function presentApproval(
+  approval: Approval,
+  context: {
+    policy: Policy;
+    channelId: string;
+    threadLink?: string;
+    /** Where calls run, by tool; the card leaves it out when unknown. */
+    effectsOf?: EffectsOf;
+    /** Set in a view made for one person (see `ApprovalView.viewerMay`). */
+    viewerMay?: ViewerMay;
+  },
+): ApprovalView {
+  const approvers = approversFor(context.policy, approval.toolName, approval.permissionType);
+  const effects = context.effectsOf?.(approval.toolName, approval.arguments);
+  return {
+    requestId: approval.requestId,
+    argsFingerprint: argsFingerprint(approval.argsHash),
+    toolName: approval.toolName,
+    permissionType: approval.permissionType,
+    summary: redactKnownPatterns(approval.summary),
+    argumentsJson: redactKnownPatterns(JSON.stringify(approval.arguments, null, 2) ?? 'null'),
+    requestedBy: approval.requestedBy,
+    reason: approval.reason ?? undefined,
+    createdAt: approval.createdAt,
+    expiresAt: approval.expiresAt,
+    approverMentions: { users: [...approvers.users], groups: [...approvers.groups] },
+    quorum:
+      approval.requiredApprovals > 1
+        ? { required: approval.requiredApprovals, approvedBy: [...approval.approvedBy] }
+        : undefined,
+    editable: approval.decision === null && editFields(approval.arguments, (text) => text) !== undefined,
+    ...(approval.edit
+      ? {
+          edited: {
+            by: approval.edit.by,
+            proposedJson: redactKnownPatterns(JSON.stringify(approval.edit.proposedArguments) ?? 'null'),
+          },
+        }
+      : {}),
+    askedBecause: askedBecause(context.policy, approval.toolName, approval.arguments),
+    ...(effects ? { effects } : {}),
+    ...(context.viewerMay ? { viewerMay: context.viewerMay } : {}),
+    threadLink: context.threadLink,
+    channelId: context.channelId,
+  };
+}
+
+export function outcomeOf(approval: Approval): ApprovalOutcome | undefined {
+  const at = approval.resolvedAt ?? approval.expiresAt;
+  switch (approval.decision) {
+    case null:
+      return undefined;
+    case 'allowed':
+      return { type: 'allowed', by: approval.decidedBy ?? 'unknown', at, always: approval.always };
+    case 'denied':
+      return {
+        type: 'denied',
+        by: approval.decidedBy ?? 'unknown',
+        at,
+        ...(approval.decisionReason ? { reason: redactKnownPatterns(approval.decisionReason) } : {}),
+      };
+    case 'expired':
+      return { type: 'expired', at };
+  }
+}
