@@ -30,7 +30,7 @@ export type McpServerConfig =
       readonly headers: Readonly<Record<string, string>>;
     });
 
-export const mcpConfigHint =
+const mcpConfigHint =
   'Use JSON such as {"mcpServers": {"files": {"command": "node", "args": ["server.js", "/srv/docs"]}}}.';
 
 const serverName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'server names are 1-32 letters, digits, _ or -');

@@ -8,7 +8,7 @@ import {
 } from './secrets/index.js';
 
 /** The variables that may instead name a file holding the value (`SLACK_BOT_TOKEN_FILE=/run/secrets/…`). */
-export const FILE_VARIABLES = [
+const FILE_VARIABLES = [
   'SLACK_BOT_TOKEN',
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',

@@ -14,7 +14,7 @@ export function didYouMean(name: string, candidates: Iterable<string>): string |
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );

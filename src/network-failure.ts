@@ -30,7 +30,7 @@ export function describeNetworkFailure(error: unknown): string | undefined {
   return reason ? `${reason} (${code})` : code;
 }
 
-export function networkErrorCode(error: unknown): string | undefined {
+function networkErrorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;

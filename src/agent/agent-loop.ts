@@ -50,7 +50,7 @@ export interface LoopRun {
 }
 
 /** A nested agent's answer is kept to this many characters: its parent reads it, and so does the model. */
-export const nestedAnswerLimit = 8_000;
+const nestedAnswerLimit = 8_000;
 
 export type LoopResult =
   /** The model produced a final answer; the caller persists it (with the turn's status, atomically). */

@@ -24,7 +24,3 @@ export class ApprovalPending {
     return this.approval.requestId;
   }
 }
-
-export function isApprovalPending(value: unknown): value is ApprovalPending {
-  return value instanceof ApprovalPending;
-}

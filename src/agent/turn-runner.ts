@@ -52,9 +52,9 @@ export interface TurnRunnerOptions {
   readonly nameOf?: NameOf;
 }
 
-export const defaultContextTokens = 24_000;
+const defaultContextTokens = 24_000;
 
-export const defaultLeaseMs = 15_000;
+const defaultLeaseMs = 15_000;
 
 /**
  * Drives one turn from whatever state it is in on disk to its next resting point. No state survives in

@@ -17,11 +17,11 @@ export interface ApproverReach {
 export const noReach: ApproverReach = { maxCopies: 0, escalation: { users: [], groups: [] } };
 
 /** An escalation group is meant to be reached whole; the cap only keeps a mistyped group id cheap. */
-export const maxEscalationCopies = 25;
+const maxEscalationCopies = 25;
 
 /** Reminders go out once half the window has passed; escalation once a tenth of it is left. */
-export const reminderFraction = 0.5;
-export const escalationFraction = 0.9;
+const reminderFraction = 0.5;
+const escalationFraction = 0.9;
 
 export function reminds(reach: ApproverReach): boolean {
   return reach.maxCopies > 0;

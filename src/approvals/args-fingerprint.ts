@@ -6,7 +6,7 @@
  * need both to become one request, whose arguments the store fixes when the row is made. Shorter
  * prefixes would bring the pair within reach; the whole 64 digits only make every block id longer.
  */
-export const ARGS_FINGERPRINT_LENGTH = 32;
+const ARGS_FINGERPRINT_LENGTH = 32;
 
 const fingerprintPattern = new RegExp(`^[0-9a-f]{${ARGS_FINGERPRINT_LENGTH}}$`);
 

@@ -28,7 +28,7 @@ export function matchRules(rules: readonly PolicyRule[], subject: RuleSubject): 
   return { type: 'none' };
 }
 
-export function ruleMatches(rule: PolicyRule, subject: RuleSubject): boolean {
+function ruleMatches(rule: PolicyRule, subject: RuleSubject): boolean {
   if (!globMatches(rule.tool, subject.toolName)) return false;
   // A wildcard that lets something run must not swallow a second command: in allow rules `*` stops at
   // shell control characters, so `kubectl get *` never allows `kubectl get pods; rm -rf /`. A call that

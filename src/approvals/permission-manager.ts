@@ -26,11 +26,11 @@ export interface PermissionManagerOptions {
 }
 
 /** How the result of a call refused by a deny rule begins, after `Not run: `. */
-export const policyDenialLead = 'blocked by policy';
+const policyDenialLead = 'blocked by policy';
 
-export const defaultApprovalExpiryMs = 24 * 60 * 60_000;
+const defaultApprovalExpiryMs = 24 * 60 * 60_000;
 
-export function newApprovalRequestId(): string {
+function newApprovalRequestId(): string {
   return `apr_${randomBytes(18).toString('base64url')}`;
 }
 

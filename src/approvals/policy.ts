@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 const ruleAction = z.enum(['allow', 'deny', 'ask']);
 
-export const policyRuleSchema = z.strictObject({
+const policyRuleSchema = z.strictObject({
   /** Tool name, or a glob over tool names (`"*"`, `"sql_*"`). */
   tool: z.string().min(1),
   /** Globs on named arguments; every entry must match (string arguments only; others are JSON-encoded). */
@@ -19,7 +19,7 @@ export const policyRuleSchema = z.strictObject({
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack user id such as U012ABCDEF');
 const slackGroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, 'a Slack user-group id such as S012ABCDEF');
 
-export const approverSetSchema = z.strictObject({
+const approverSetSchema = z.strictObject({
   users: z.array(slackUserId).default([]),
   groups: z.array(slackGroupId).default([]),
 });

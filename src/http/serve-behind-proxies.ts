@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
  * Node closes an idle connection after 5 s; a proxy that sends the next request down a connection Node
  * is just closing answers its client (Slack, a health probe) with a 502.
  */
-export const idleConnectionMs = 65_000;
+const idleConnectionMs = 65_000;
 
 /** Keeps idle connections open past the proxy's own timeout, so the proxy is always the one to close. */
 export function serveBehindProxies(server: Server): void {

@@ -14,7 +14,7 @@ export interface DeliverOptions {
 }
 
 /** Slack's v0 signature, which Bolt's receiver checks over the raw body. */
-export function signSlackBody(signingSecret: string, timestampSeconds: number, body: string): string {
+function signSlackBody(signingSecret: string, timestampSeconds: number, body: string): string {
   return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestampSeconds}:${body}`).digest('hex')}`;
 }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** What a fresh local workspace's working directory holds, so "list files" and "read …" have answers. */
-export const demoWorkdirFiles: Readonly<Record<string, string>> = {
+const demoWorkdirFiles: Readonly<Record<string, string>> = {
   'README.md': [
     '# Demo working directory',
     '',

@@ -4,7 +4,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, rmSync, writeF
 const secretShape = /^[A-Za-z0-9_-]{43}$/;
 
 /** 32 random bytes, base64url: long enough that guessing is hopeless, short enough for a URL. */
-export const newPageSecret = (): string => randomBytes(32).toString('base64url');
+const newPageSecret = (): string => randomBytes(32).toString('base64url');
 
 /**
  * The secret a browser must show before the local workspace lets it act (the token in the URL printed

@@ -19,7 +19,7 @@ const unreachable = {
 } as const;
 
 /** Slack refuses a message longer than this (`msg_too_long`). */
-export const slackMessageLimit = 40_000;
+const slackMessageLimit = 40_000;
 export const uiMessageSchema = z.object({
   user: userId,
   channel: channelId,
@@ -28,7 +28,7 @@ export const uiMessageSchema = z.object({
 });
 
 /** The refusal of a message Slack would not take, in words the page shows beside the composer. */
-export function refuseTooLong(input: z.output<typeof uiMessageSchema>) {
+function refuseTooLong(input: z.output<typeof uiMessageSchema>) {
   if (input.text.length <= slackMessageLimit) return undefined;
   return {
     ok: false,

@@ -8,7 +8,7 @@ import type { McpServerConnection, McpToolDefinition } from './mcp-server-connec
 import { mcpToolName } from './mcp-tool-name.js';
 
 /** The digest approvals bind: the server, and the tool's name, description and input schema. */
-export function mcpDefinitionHash(server: string, definition: McpToolDefinition | undefined): string {
+function mcpDefinitionHash(server: string, definition: McpToolDefinition | undefined): string {
   const shown = definition
     ? {
         server,

@@ -20,7 +20,7 @@ export interface LoadPressureOptions {
   readonly busyAboveMs?: number;
 }
 
-export const defaultBusyAboveMs = 50;
+const defaultBusyAboveMs = 50;
 
 /** The real gauge: Node's event loop delay histogram, read and reset once a window. */
 export function watchEventLoop(options: LoadPressureOptions = {}): LoadPressure {
@@ -43,9 +43,6 @@ export function watchEventLoop(options: LoadPressureOptions = {}): LoadPressure 
     },
   };
 }
-
-/** A process that is never behind: tests and benchmarks that drive the runtime directly. */
-export const noPressure: LoadPressure = { lagMs: () => 0, busy: () => false, close: () => {} };
 
 /**
  * Additive increase, multiplicative decrease, as TCP does with its window: the number of turns allowed

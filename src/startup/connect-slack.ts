@@ -22,7 +22,7 @@ export interface SlackConnection {
 }
 
 /** How long one lookup for a kept message may take: a slow Slack holds its thread back no longer. */
-export const intakeLookupTimeoutMs = 1_000;
+const intakeLookupTimeoutMs = 1_000;
 
 /** The Web API clients the app talks to Slack with, and who the bot is (`auth.test`). */
 export async function connectSlack(

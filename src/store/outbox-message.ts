@@ -5,7 +5,7 @@ import { z } from 'zod';
  * (Slack, the local workspace) turns each into messages when it delivers the row. Text for people is made
  * there, so nothing here is mrkdwn.
  */
-export const turnNoticeSchema = z.discriminatedUnion('type', [
+const turnNoticeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
   /** Someone pressed Stop; `by` is their user id. */
   z.object({ type: z.literal('stopped'), by: z.string() }),
@@ -31,7 +31,7 @@ export const turnNoticeSchema = z.discriminatedUnion('type', [
 ]);
 export type TurnNotice = z.output<typeof turnNoticeSchema>;
 
-export const directNoticeSchema = z.discriminatedUnion('type', [
+const directNoticeSchema = z.discriminatedUnion('type', [
   /** Something meant for a thread could not be posted there, and never will be. */
   z.object({
     type: z.literal('undeliverable'),
@@ -79,7 +79,7 @@ export type OutboxMessage = z.output<typeof outboxMessageSchema>;
 export type ApproverCopyOccasion = Extract<OutboxMessage, { type: 'approver-copy' }>['occasion'];
 
 /** Where a delivered part landed: what Slack answered (`ts`) in which channel. */
-export const sentPartSchema = z.object({ channel: z.string(), ts: z.string() });
+const sentPartSchema = z.object({ channel: z.string(), ts: z.string() });
 export type SentPart = z.output<typeof sentPartSchema>;
 
 export const deliveryProgressSchema = z.object({
@@ -92,8 +92,6 @@ export const deliveryProgressSchema = z.object({
   sent: z.array(sentPartSchema),
 });
 export type DeliveryProgress = z.output<typeof deliveryProgressSchema>;
-
-export const emptyProgress: DeliveryProgress = { sent: [] };
 
 /** An outbox row to write, keyed so the same effect is never written twice. */
 export interface NewOutboxEntry {

@@ -11,7 +11,7 @@ export interface Conversation {
   readonly createdAt: number;
 }
 
-export const turnStatuses = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
+const turnStatuses = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
 export type TurnStatus = (typeof turnStatuses)[number];
 
 /** One user message that starts work. */

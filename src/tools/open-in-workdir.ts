@@ -85,7 +85,7 @@ export async function openInWorkdir(
  * workdir. A directory on the way swapped for a symlink passes O_NOFOLLOW, so these checks are what
  * catch it.
  */
-export async function verifyOpened(
+async function verifyOpened(
   handle: FileHandle,
   checked: CheckedEntry,
   root: string,

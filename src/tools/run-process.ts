@@ -118,7 +118,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
 }
 
 /** The text the model sees: output, then a status line it can rely on. */
-export function describeProcess(outcome: ProcessOutcome, timeoutMs: number): string {
+function describeProcess(outcome: ProcessOutcome, timeoutMs: number): string {
   const lines = [outcome.output.trimEnd() || '(no output)'];
   if (outcome.truncatedBytes > 0) lines.push(`[output truncated: ${outcome.truncatedBytes} more bytes]`);
   if (outcome.timedOut)

@@ -70,7 +70,7 @@ async function decidableBy(deps: InboxDeps, approvals: readonly Approval[], view
  * Which buttons a view made for `viewer` shows, by the same check that refuses a click: all of them to
  * someone who may allow, Deny alone to a requester who may only withdraw, none to anyone else.
  */
-export async function viewerMayOf(
+async function viewerMayOf(
   deps: Pick<InboxDeps, 'policy' | 'directory'>,
   approval: Approval,
   viewer: string,

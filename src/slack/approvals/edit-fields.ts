@@ -3,7 +3,7 @@ import type { DecisionModalSubmission } from './read-decision-modal.js';
 /** The action id of every input of the edit form; each argument has a block of its own. */
 export const EDIT_FIELD_ACTION_ID = 'value';
 /** Slack's limit on a plain text input's value. */
-export const EDIT_INPUT_MAX = 3000;
+const EDIT_INPUT_MAX = 3000;
 /** Inputs a form may hold, leaving room for the blocks around them (a view holds at most 100). */
 const EDIT_FIELDS_MAX = 90;
 

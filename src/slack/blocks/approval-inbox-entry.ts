@@ -47,7 +47,7 @@ function entryMeta(view: ApprovalView, options: EntryOptions, repeated: boolean)
 }
 
 /** The last characters of the opaque request id: enough to tell two identical requests apart. */
-export function shortRef(requestId: string): string {
+function shortRef(requestId: string): string {
   return requestId.replace(/[^A-Za-z0-9]/g, '').slice(-5);
 }
 
@@ -70,7 +70,7 @@ function entryArguments(view: ApprovalView): { text: string; whole: boolean } {
  * viewer may press: the same three as the card when the arguments fit, "View full arguments" and Deny
  * when they do not.
  */
-export function inboxEntryBlocks(view: ApprovalView, options: EntryOptions, repeated = false): KnownBlock[] {
+function inboxEntryBlocks(view: ApprovalView, options: EntryOptions, repeated = false): KnownBlock[] {
   const args = entryArguments(view);
   return [
     {

@@ -32,7 +32,7 @@ export type TurnResult =
   | { readonly type: 'queued'; readonly turnId: string; readonly conversationId: string };
 
 /** How holdfast acknowledges "new" in a DM. */
-export const freshStartReaction = 'broom';
+const freshStartReaction = 'broom';
 
 /** A message as it is kept between its acknowledgement and its turn (see `InboundQueue`). */
 const keptMessageSchema = z.object({
@@ -179,7 +179,7 @@ function formatSize(bytes: number): string {
 }
 
 /** Why a message did not start anything, and when it will work again. */
-export function describeBusy(reason: 'thread-busy' | 'user-busy', unfinished: number): string {
+function describeBusy(reason: 'thread-busy' | 'user-busy', unfinished: number): string {
   return reason === 'thread-busy'
     ? `This thread already has ${unfinished} requests waiting or running, so holdfast did not take this one. ` +
         'Send it again once they finish, or start a new thread.'

@@ -4,7 +4,7 @@ import { verifySlackRequest } from '@slack/bolt';
 import { checkSlackRequestBody } from './slack-request-body.js';
 
 /** Slack's verification guide: refuse a request whose timestamp is more than five minutes from now. */
-export const requestTimestampToleranceSeconds = 5 * 60;
+const requestTimestampToleranceSeconds = 5 * 60;
 
 export type SlackRequestVerdict =
   | { readonly type: 'accepted' }

@@ -18,7 +18,7 @@ import { readSlackRequest } from './check-slack-request.js';
  */
 export const maxSlackBodyBytes = 1024 * 1024;
 
-export const slackEventsPath = '/slack/events';
+const slackEventsPath = '/slack/events';
 
 export interface GuardedHttpReceiverOptions {
   readonly signingSecret: string;
@@ -122,7 +122,7 @@ export type EventsRequestVerdict =
  * Buffers a request to the events endpoint once (Bolt reuses the buffer: it skips reading a request that
  * already carries `rawBody`) and checks it with `checkSlackRequest`.
  */
-export async function readEventsRequest(
+async function readEventsRequest(
   request: IncomingMessage,
   options: { readonly signingSecret: string; readonly nowMs: number; readonly maxBodyBytes: number },
 ): Promise<EventsRequestVerdict> {
@@ -139,7 +139,7 @@ export async function readEventsRequest(
 }
 
 /** Answers a refused request, and says why in the log (never in the answer). */
-export function refuseEventsRequest(
+function refuseEventsRequest(
   logger: { warn(fields: Record<string, unknown>, msg: string): void },
   request: IncomingMessage,
   response: ServerResponse,
@@ -159,7 +159,7 @@ export function refuseEventsRequest(
   respond(response, verdict.status);
 }
 
-export function isEventsRequest(request: IncomingMessage): boolean {
+function isEventsRequest(request: IncomingMessage): boolean {
   if (request.method?.toUpperCase() !== 'POST') return false;
   try {
     // The same reading of the path as Bolt's router, so both agree on what the events endpoint is.

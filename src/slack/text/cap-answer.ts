@@ -5,7 +5,7 @@ import { markupSafeCut } from './truncate-text.js';
  * hostile endpoint behind OPENAI_BASE_URL) can produce megabytes; a thread should never receive a
  * thousand posts for one question.
  */
-export const answerLimit = 20_000;
+const answerLimit = 20_000;
 
 /** Cuts an over-long answer at a safe place and says so, in words for the person reading the thread. */
 export function capAnswer(mrkdwn: string, limit = answerLimit): string {

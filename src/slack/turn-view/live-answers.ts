@@ -41,7 +41,7 @@ export interface LiveAnswersDeps {
  * twenty a minute per workspace) besides the answer: it pays for a turn that runs a while (a tool call, a
  * long answer), not for the many that answer within a few seconds.
  */
-export const defaultShowAfterMs = 4_000;
+const defaultShowAfterMs = 4_000;
 
 /** What people see of a turn still running, and what its answer replaces. */
 export interface LiveAnswers {
@@ -66,8 +66,7 @@ export interface LiveAnswers {
   idle(): Promise<void>;
 }
 
-export const interruptedNote =
-  '_Interrupted: holdfast restarted while this was running. It carries on below._';
+const interruptedNote = '_Interrupted: holdfast restarted while this was running. It carries on below._';
 
 export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
   const { store, logger, slack } = deps;

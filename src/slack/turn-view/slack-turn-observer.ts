@@ -34,8 +34,8 @@ export interface SlackTurnObserverDeps {
   readonly live?: LiveAnswers;
 }
 
-export const defaultWorkingAfterMs = 1_500;
-export const defaultStatusRefreshMs = 90_000;
+const defaultWorkingAfterMs = 1_500;
+const defaultStatusRefreshMs = 90_000;
 
 /** Stopping a turn fails it with this code (see `TurnStoppedError`). */
 const stoppedCode = 'turn_stopped';

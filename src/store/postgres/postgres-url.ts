@@ -17,16 +17,6 @@ export function redactPostgresUrl(url: string): string {
   }
 }
 
-/** The password in the URL, decoded, for the redactor; undefined when there is none. */
-export function postgresPassword(url: string): string | undefined {
-  try {
-    const password = new URL(url).password;
-    return password ? decodeURIComponent(password) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Where the server is, for messages: `host:port/database`. */
 export function postgresTarget(url: string): string {
   try {

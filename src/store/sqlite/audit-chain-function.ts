@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { auditRowHash } from '../rules/audit-chain.js';
 
 /** The SQL name of the chaining rule; the audit trigger (schema 4) calls it for every inserted row. */
-export const auditHashFunction = 'holdfast_audit_hash';
+const auditHashFunction = 'holdfast_audit_hash';
 
 /**
  * Registers the chaining rule on a connection, before migrations run: the trigger that chains audit rows

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
  * has them: `Store.durable`). Rows of a write whose savepoint rolled back may be told too; the worker
  * then finds nothing new, which costs a read.
  */
-export class OutboxCommitNotices {
+class OutboxCommitNotices {
   #listener: ((conversationId: string) => void) | undefined;
   #written = new Set<string>();
 
