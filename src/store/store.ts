@@ -53,11 +53,12 @@ export interface Store {
   readonly outbox: OutboxStore;
   /** Messages acknowledged and not yet turns. */
   readonly inbound: InboundStore;
+  /** The live messages of running turns, so a process that takes a turn over finds its message. */
+  readonly liveMessages: LiveMessageStore;
   /**
    * Tells this process, as it happens, about work another process gave back. Only a store shared by
    * several processes on several machines has it; the periodic sweep remains the guarantee either way.
    */
-  readonly liveMessages: LiveMessageStore;
   readonly notices?: WorkNotices;
   /**
    * Work waiting across every process that shares the database, for metrics; cheap enough to double as
