@@ -1,7 +1,10 @@
-import { outboxKeys } from '../outbox-message.js';
 import type { Approval } from '../records.js';
-import { cardState, changedArguments, editedDetails } from '../rules/edit-arguments.js';
-import { gateDecision, tallyDecision } from '../rules/tally-decision.js';
+import {
+  type DecisionSnapshot,
+  type DecisionWrites,
+  planDecision,
+  planExpiry,
+} from '../rules/plan-decision.js';
 import type {
   ApprovalStore,
   DecisionInput,
@@ -13,7 +16,6 @@ import type {
 import {
   type ApprovalRowWithParts,
   approvalInside,
-  approvalParts,
   approvalSelect,
   createApprovalInside,
   toPgApproval,
@@ -26,74 +28,70 @@ import { writeOutbox } from './pg-outbox-writer.js';
 
 type Row = ApprovalRowWithParts;
 
-function record(tx: Tx, row: Row, actor: string, kind: string, data: Record<string, unknown>): void {
-  insertAuditRow(tx, {
-    actor,
-    kind,
-    approvalId: row.request_id,
-    conversationId: row.conversation_id,
-    data: { tool: row.tool_name, ...data },
-  });
-}
-
-/** Every card of the request is rewritten once per state it reaches (a vote, the decision, expiry). */
-function rewriteCards(tx: Tx, row: Row, state: string, deliverAs?: Lease) {
-  writeOutbox(
-    tx,
-    [
-      {
-        key: outboxKeys.cardUpdate(row.request_id, state),
-        conversationId: row.conversation_id,
-        turnId: row.turn_id,
-        requestId: row.request_id,
-        message: { type: 'card-update', requestId: row.request_id },
-      },
-    ],
-    deliverAs,
+/** The request and how many of its turn's other requests still wait, read under the thread's lock. */
+async function snapshotOf(tx: Tx, row: Row): Promise<DecisionSnapshot> {
+  const others = await tx.one<{ n: number }>(
+    `SELECT count(*)::int AS n FROM approvals WHERE turn_id = $1 AND resolved_at IS NULL AND request_id <> $2`,
+    [row.turn_id, row.request_id],
   );
+  return { approval: toPgApproval(row), othersPending: others?.n ?? 0 };
 }
 
-/** A decided request as it reads after its decision, with how many of its turn's requests still wait. */
-type Decided = Row & { others_pending: number };
-
-/**
- * The compare-and-set: no row back means somebody else decided first. The row comes back as decided,
- * with its votes and cards and the count of its turn's other requests still undecided (read under the
- * thread's lock, so nothing changes them before commit).
- */
-async function decide(
+/** Writes what the plan says, in order; false when a fence no longer holds (the transaction is then undone). */
+async function apply(
   tx: Tx,
-  row: Row,
-  decision: 'allowed' | 'denied' | 'expired',
-  decidedBy: string | null,
-  always: boolean,
-  reason: string | null = null,
-): Promise<Decided | undefined> {
-  return tx.one<Decided>(
-    `UPDATE approvals a SET decision = $2, decided_by = $3, resolved_at = $4, always_allow = $5,
-       decision_reason = $6
-     WHERE a.request_id = $1 AND a.decision IS NULL
-     RETURNING a.*, ${approvalParts('a')},
-       (SELECT count(*) FROM approvals p WHERE p.turn_id = a.turn_id AND p.resolved_at IS NULL
-          AND p.request_id <> a.request_id)::int AS others_pending`,
-    [row.request_id, decision, decidedBy, tx.now, always ? 1 : 0, reason],
-  );
-}
-
-async function expire(tx: Tx, row: Row, deliverAs?: Lease): Promise<Decided | undefined> {
-  const decided = await decide(tx, row, 'expired', null, false);
-  if (!decided) return undefined;
-  markReady(tx, row.turn_id);
-  record(tx, row, 'holdfast', 'approval.expired', { expiresAt: row.expires_at });
-  rewriteCards(tx, row, 'expired', deliverAs);
-  return decided;
+  approval: Approval,
+  writes: DecisionWrites,
+  deliverAs?: Lease,
+): Promise<boolean> {
+  const requestId = approval.requestId;
+  if (writes.edit) {
+    const { detailsJson, argsHash, summary, fromArgsHash } = writes.edit;
+    const applied = await tx.run(
+      `UPDATE approvals SET details_json = $2, args_hash = $3, summary = $4
+       WHERE request_id = $1 AND decision IS NULL AND args_hash = $5`,
+      [requestId, detailsJson, argsHash, summary, fromArgsHash],
+    );
+    if (applied === 0) return false;
+    tx.later('DELETE FROM approval_votes WHERE request_id = $1', [requestId]);
+  }
+  if (writes.vote) {
+    tx.later(
+      'INSERT INTO approval_votes (request_id, user_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [requestId, writes.vote.userId, tx.now],
+    );
+  }
+  if (writes.decide) {
+    const { decision, decidedBy, always, reason } = writes.decide;
+    // The compare-and-set: no row changed means somebody else decided first.
+    const changed = await tx.run(
+      `UPDATE approvals SET decision = $2, decided_by = $3, resolved_at = $4, always_allow = $5,
+         decision_reason = $6
+       WHERE request_id = $1 AND decision IS NULL`,
+      [requestId, decision, decidedBy, tx.now, always ? 1 : 0, reason],
+    );
+    if (changed === 0) return false;
+  }
+  if (writes.turnReady) markReady(tx, approval.turnId);
+  for (const entry of writes.audit) {
+    insertAuditRow(tx, {
+      actor: entry.actor,
+      kind: entry.kind,
+      approvalId: requestId,
+      conversationId: approval.conversationId,
+      data: { tool: approval.toolName, ...entry.data },
+    });
+  }
+  writeOutbox(tx, writes.outbox, deliverAs);
+  if (writes.grant) await createGrantInside(tx, writes.grant);
+  return true;
 }
 
 async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptions): Promise<ResolveResult> {
   const { lease, deliverAs } = options;
   // Decisions on any request of the thread queue up here: two people deciding the last two requests of a
   // turn at once must not both see "one left" and leave the turn waiting for ever. The lock, the card the
-  // click came from and the request's row travel as one message; each statement after the lock reads a
+  // click came from and the request's row travel together; each statement after the lock reads a
   // snapshot taken once it is held.
   const answers = await tx.each([
     {
@@ -115,105 +113,23 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
   ]);
   const row = answers.at(-1)?.rows[0] as Row | undefined;
   if (!row) return { type: 'unknown' };
-  const claimIfReady = async (ready: boolean) => {
-    if (!ready || !lease) return undefined;
-    const claim = await claimInside(tx, row.turn_id, lease, { locked: true });
-    return claim.type === 'claimed' ? claim : undefined;
-  };
-  const gate = gateDecision({ decision: row.decision, expiresAt: row.expires_at }, tx.now);
-  if (gate.type === 'already-decided') return { type: 'already-decided', approval: toPgApproval(row) };
-  if (gate.type === 'expire') {
-    const expired = await expire(tx, row, deliverAs);
-    if (!expired) return { type: 'already-decided', approval: await approvalInside(tx, row.request_id) };
-    const ready = expired.others_pending === 0;
-    return {
-      type: 'expired',
-      approval: toPgApproval(expired),
-      turnReady: ready,
-      claim: await claimIfReady(ready),
-    };
-  }
-  const current = toPgApproval(row);
-  let edits = current.edit?.count ?? 0;
-  if (input.decision === 'allowed' && input.edit) {
-    const { edit } = input;
-    const next = editedDetails(current, edit, input.decidedBy, tx.now);
-    // An edit applies only to the arguments the editor saw, and only while the request is open.
-    const applied = await tx.run(
-      `UPDATE approvals SET details_json = $2, args_hash = $3, summary = $4
-       WHERE request_id = $1 AND decision IS NULL AND args_hash = $5`,
-      [row.request_id, next.json, edit.argsHash, edit.summary, edit.fromArgsHash],
-    );
-    if (applied === 0) return { type: 'arguments-changed', approval: current };
-    // Approvals given so far were for the arguments as they were; the quorum starts over.
-    await tx.run('DELETE FROM approval_votes WHERE request_id = $1', [row.request_id]);
-    edits = next.edit.count;
-    await record(tx, row, input.decidedBy, 'approval.edited', {
-      fromArgsHash: edit.fromArgsHash,
-      argsHash: edit.argsHash,
-      changed: changedArguments(current.arguments, edit.arguments),
-      edits,
-    });
-  }
-  let counted = false;
-  let total = 0;
-  if (input.decision === 'allowed') {
-    // The vote and the tally in one statement: the count reads the snapshot from before the insert.
-    const votes = await tx.one<{ counted: number; before: number }>(
-      `WITH vote AS (
-         INSERT INTO approval_votes (request_id, user_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
-         RETURNING 1)
-       SELECT (SELECT count(*) FROM vote)::int AS counted,
-         (SELECT count(*) FROM approval_votes WHERE request_id = $1)::int AS before`,
-      [row.request_id, input.decidedBy, tx.now],
-    );
-    counted = (votes?.counted ?? 0) === 1;
-    total = (votes?.before ?? 0) + (votes?.counted ?? 0);
-  }
-  // An edit allows once: what "always" would cover is for the arguments the model proposes next time.
-  const tally = tallyDecision(input.edit ? { ...input, always: false } : input, {
-    counted,
-    total,
-    required: row.required_approvals,
-  });
-  if (tally.type === 'already-voted') return { type: 'already-voted', approval: toPgApproval(row) };
-  if (tally.type === 'vote-recorded') {
-    record(tx, row, input.decidedBy, 'approval.vote', {
-      votes: tally.votes,
-      required: row.required_approvals,
-    });
-    rewriteCards(tx, row, cardState(edits, `votes-${tally.votes}`), deliverAs);
-    return {
-      type: 'vote-recorded',
-      approval: await approvalInside(tx, row.request_id),
-      remaining: tally.remaining,
-    };
-  }
-  const decided = await decide(tx, row, tally.decision, input.decidedBy, tally.always, input.reason ?? null);
-  if (!decided) {
+  const snapshot = await snapshotOf(tx, row);
+  const plan = planDecision(snapshot, input, tx.now);
+  if (plan.writes === undefined) return { type: plan.type, approval: snapshot.approval };
+  if (!(await apply(tx, snapshot.approval, plan.writes, deliverAs))) {
     return { type: 'already-decided', approval: await approvalInside(tx, row.request_id) };
   }
-  markReady(tx, row.turn_id);
-  record(tx, row, input.decidedBy, `approval.${tally.decision}`, {
-    always: tally.always,
-    ...(input.reason === undefined ? {} : { reason: input.reason }),
-  });
-  rewriteCards(tx, row, tally.decision, deliverAs);
-  if (tally.always) {
-    const grant = input.grant ?? { scope: 'conversation' as const, scopeId: row.conversation_id };
-    await createGrantInside(tx, {
-      ...grant,
-      toolName: row.tool_name,
-      createdBy: input.decidedBy,
-      sourceRequestId: row.request_id,
-    });
+  if (plan.type === 'vote-recorded') {
+    return { type: 'vote-recorded', approval: plan.approval, remaining: plan.remaining };
   }
-  const ready = decided.others_pending === 0;
+  // The decision that completes a turn's set also claims it for resume, in the same commit.
+  const ready = plan.writes.turnReady;
+  const claim = ready && lease ? await claimInside(tx, row.turn_id, lease, { locked: true }) : undefined;
   return {
-    type: 'decided',
-    approval: toPgApproval(decided),
+    type: plan.type,
+    approval: plan.approval,
     turnReady: ready,
-    claim: await claimIfReady(ready),
+    claim: claim?.type === 'claimed' ? claim : undefined,
   };
 }
 
@@ -239,8 +155,10 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
       for (const { request_id, conversation_id } of due) {
         if (!mine.has(conversation_id)) continue;
         const row = await tx.one<Row>(`${approvalSelect} WHERE a.request_id = $1`, [request_id]);
-        const decided = row && row.decision === null ? await expire(tx, row) : undefined;
-        if (decided) expired.push(toPgApproval(decided));
+        if (!row || row.decision !== null) continue;
+        const snapshot = await snapshotOf(tx, row);
+        const plan = planExpiry(snapshot, tx.now);
+        if (await apply(tx, snapshot.approval, plan.writes)) expired.push(plan.approval);
       }
       return expired;
     });
