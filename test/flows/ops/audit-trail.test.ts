@@ -60,6 +60,8 @@ async function trailOfTwoApprovals(): Promise<string> {
     if (service === 'web') await slack.click('allow', card);
     else await denyWithReason(slack, card);
     if (service === 'web') await slack.api.waitFor('chat.postMessage', (call) => call.params.text === answer);
+    // The form closes before its decision is made: the card's rewrite says the denial is on record.
+    else await slack.api.waitFor('chat.update', (call) => call.params.ts === card.ts);
     await slack.settle();
   }
   await slack.stop();
