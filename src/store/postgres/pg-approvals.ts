@@ -37,7 +37,11 @@ async function snapshotOf(tx: Tx, row: Row): Promise<DecisionSnapshot> {
   return { approval: toPgApproval(row), othersPending: others?.n ?? 0 };
 }
 
-/** Writes what the plan says, in order; false when a fence no longer holds (the transaction is then undone). */
+/**
+ * Writes what the plan says; false when a fence no longer holds. The fences come first: the edit's
+ * compare-and-set (which also needs the request open), then the decision's, and under the thread's lock
+ * nothing changes the row between them, so a false comes back before anything is written.
+ */
 async function apply(
   tx: Tx,
   approval: Approval,
@@ -55,12 +59,6 @@ async function apply(
     if (applied === 0) return false;
     tx.later('DELETE FROM approval_votes WHERE request_id = $1', [requestId]);
   }
-  if (writes.vote) {
-    tx.later(
-      'INSERT INTO approval_votes (request_id, user_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [requestId, writes.vote.userId, tx.now],
-    );
-  }
   if (writes.decide) {
     const { decision, decidedBy, always, reason } = writes.decide;
     // The compare-and-set: no row changed means somebody else decided first.
@@ -71,6 +69,12 @@ async function apply(
       [requestId, decision, decidedBy, tx.now, always ? 1 : 0, reason],
     );
     if (changed === 0) return false;
+  }
+  if (writes.vote) {
+    tx.later(
+      'INSERT INTO approval_votes (request_id, user_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [requestId, writes.vote.userId, tx.now],
+    );
   }
   if (writes.turnReady) markReady(tx, approval.turnId);
   for (const entry of writes.audit) {

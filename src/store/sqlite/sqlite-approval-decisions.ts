@@ -60,19 +60,23 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     othersPending: pendingOthers.get(row.turn_id, row.request_id)?.n ?? 0,
   });
 
-  /** Writes what the plan says, in order; false when a fence no longer holds (nothing is then kept). */
+  /**
+   * Writes what the plan says; false when a fence no longer holds. The fences come first: the edit's
+   * compare-and-set (which also needs the request open), then the decision's, and within one transaction
+   * nothing changes the row between them, so a false comes back before anything is written.
+   */
   const apply = (approval: Approval, writes: DecisionWrites, at: number, deliverAs?: Lease): boolean => {
     const requestId = approval.requestId;
     if (writes.edit) {
       if (applyEdit.run({ requestId, ...writes.edit }).changes === 0) return false;
       dropVotes.run(requestId);
     }
-    if (writes.vote) vote.run(requestId, writes.vote.userId, at);
     if (writes.decide) {
       const { decision, decidedBy, always, reason } = writes.decide;
       const changed = decide.run({ requestId, decision, decidedBy, now: at, always: always ? 1 : 0, reason });
       if (changed.changes === 0) return false;
     }
+    if (writes.vote) vote.run(requestId, writes.vote.userId, at);
     if (writes.turnReady) markReady(approval.turnId, at);
     for (const entry of writes.audit) {
       audit.run({
