@@ -45,7 +45,7 @@ export function buildRuntime(
     admission: config.admission,
     identity: core.identity,
     leaseMs: overrides.leaseMs,
-    delivery: { port: frontEnd.forRuntime.delivery, ...overrides.delivery },
+    delivery: { port: frontEnd.delivery, ...overrides.delivery },
     redact: core.redact,
     watch: ops.watch,
   });

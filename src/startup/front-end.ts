@@ -3,6 +3,7 @@ import type { Policy } from '../approvals/policy.js';
 import type { Config } from '../config.js';
 import { mcpHealth } from '../mcp/index.js';
 import { type OpsEndpoints, opsRoutes } from '../ops/ops-routes.js';
+import type { DeliveryPort } from '../outbox/delivery-port.js';
 import type { Runtime, RuntimeOptions } from '../runtime/create-runtime.js';
 import { createSlackCardLookup } from '../slack/approvals/slack-card-lookup.js';
 import { attachSlack } from '../slack/attach-slack.js';
@@ -22,10 +23,10 @@ import { StartupCheckError } from './startup-check.js';
  * at start-up; the runtime sees only what it hands over.
  */
 export interface FrontEnd {
-  /** What the runtime is built with: how turns show, who approvers are, where the outbox sends. */
-  readonly forRuntime: Required<Pick<RuntimeOptions, 'observer' | 'directory' | 'cards' | 'botName'>> & {
-    readonly delivery: NonNullable<RuntimeOptions['delivery']>['port'];
-  };
+  /** What the runtime is built with: how turns show, who approvers are, who the bot is. */
+  readonly forRuntime: Required<Pick<RuntimeOptions, 'observer' | 'directory' | 'cards' | 'botName'>>;
+  /** Where the outbox sends what people must see. */
+  readonly delivery: DeliveryPort;
   /** The policy as this front end runs it (the local workspace adds its seeded approvers). */
   readonly policy: Policy;
   /** Health, readiness and metrics, served beside the events endpoint and on the ops port. */
@@ -134,8 +135,8 @@ async function openSlackFrontEnd(
       directory: ports.slack,
       cards: createSlackCardLookup({ slack: ports.slack, logger }),
       botName: identity.user ?? 'holdfast',
-      delivery: ports.delivery,
     },
+    delivery: ports.delivery,
     policy,
     endpoints,
     attach(runtime) {
