@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Approval } from '../store/records.js';
-import type { Fence, NewApproval, Store } from '../store/store.js';
+import type { Fence, Store } from '../store/store.js';
 import { EmptyModelReplyError, MaxStepsExceededError, TurnAbortedError } from './agent-errors.js';
 import { capText } from './cap-text.js';
 import type { ChatMessage, ChatModel, ChatRequest, ModelReply, ToolCall, ToolSpec } from './chat-model.js';
@@ -8,7 +7,7 @@ import type { KeyValueState } from './kv.js';
 import { estimateToolTokens, fitToBudget } from './model-context.js';
 import type { NestedAgentRequest, Tool } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
-import { runToolBatch, type ToolRuntimeDeps } from './tool-runtime.js';
+import { runToolBatch, type ToolBatch, type ToolRuntimeDeps } from './tool-runtime.js';
 import type { TurnBudget } from './turn-budget.js';
 import type { ReportProgress } from './turn-progress.js';
 
@@ -39,11 +38,7 @@ export interface LoopRun {
   /** See `ToolBatch.takeStartedCall`; set by the runner from its claim. */
   readonly takeStartedCall: (transcriptId: string, toolCallId: string) => Promise<boolean>;
   /** Parks the whole turn with a batch's pending rows (see `ToolBatch.suspend`); set by the runner. */
-  readonly suspend: (batch: {
-    readonly transcriptId: string;
-    readonly message?: ChatMessage;
-    readonly approvals: readonly NewApproval[];
-  }) => Promise<Approval[]>;
+  readonly suspend: ToolBatch['suspend'];
   readonly signal: AbortSignal;
   /** Told what the turn is doing as it happens (the answer's text, its calls); see `TurnProgress`. */
   readonly progress?: ReportProgress;

@@ -1,5 +1,6 @@
 import { type NewOutboxEntry, outboxKeys, PLAN_MAX_REQUESTS } from '../store/outbox-message.js';
 import type { Approval, Turn } from '../store/records.js';
+import { isQuestion } from './person-question.js';
 
 /**
  * The outbox rows that show a turn's undecided requests. The thread sees the whole batch first: calls
@@ -37,7 +38,8 @@ export function approvalCards(
           requestId: approval.requestId,
         }),
       )),
-    ...(options.approverCopies ? pending : []).map((approval) =>
+    // A question is its requester's alone: no approver gets a copy.
+    ...(options.approverCopies ? pending.filter((approval) => !isQuestion(approval)) : []).map((approval) =>
       entry(approval, outboxKeys.approverCopy(approval.requestId, 'request'), {
         type: 'approver-copy',
         requestId: approval.requestId,

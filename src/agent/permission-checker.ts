@@ -1,5 +1,6 @@
 import type { Approval } from '../store/records.js';
 import type { NewApproval } from '../store/store.js';
+import type { PersonQuestion } from './person-question.js';
 import type { ToolPermission } from './tool.js';
 import type { ToolCallSite } from './tool-call-site.js';
 
@@ -12,6 +13,11 @@ export interface PermissionChecker {
    * an assistant message in one commit with the suspension, so a person sees the whole plan at once.
    */
   decide(site: ToolCallSite, request: PermissionRequest): Promise<PermissionVerdict>;
+  /**
+   * The request that puts a running call's question to its requester, at the question's own `site`
+   * (see `questionSite`): only the requester may answer it, and it expires as requests do.
+   */
+  question(site: ToolCallSite, toolName: string, question: PersonQuestion): NewApproval;
 }
 
 export interface PermissionRequest {

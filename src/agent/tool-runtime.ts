@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import type { Approval, ApprovalEdit } from '../store/records.js';
-import type { NewApproval, Store } from '../store/store.js';
+import type { NewApproval, Store, ToolCallRef } from '../store/store.js';
 import { TurnAbortedError } from './agent-errors.js';
 import { ApprovalPending } from './approval-pending.js';
 import { cutShort, notRunOutcome } from './call-outcome.js';
@@ -12,6 +12,7 @@ import { interruptedResult, notRunResult } from './not-run-result.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
 import { persistToolResult } from './persist-tool-result.js';
 import type { NameOf } from './person-name.js';
+import { answerFrom, PersonInputNeeded, questionSite } from './person-question.js';
 import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
 import { outcomeOfOutput, outputText, type ToolOutcome } from './tool-outcome.js';
@@ -55,6 +56,8 @@ export interface ToolBatch {
     readonly transcriptId: string;
     readonly message?: ChatMessage;
     readonly approvals: readonly NewApproval[];
+    /** A call that stopped to ask its requester: it runs again, from its start, once answered. */
+    readonly restartCall?: ToolCallRef;
   }) => Promise<Approval[]>;
 }
 
@@ -287,6 +290,8 @@ async function runPlan(
   } catch (error) {
     // Invariant 2: a suspension inside the tool (a nested agent) is not an error result.
     if (error instanceof ApprovalPending) throw error;
+    // Nor is a question for the requester: the call waits for the answer, and no result is written.
+    if (error instanceof PersonInputNeeded) throw await askRequester(error, site, tool, batch, deps);
     if (error instanceof ToolRefusedError) {
       await deps.store.audit.record({
         actor: 'holdfast',
@@ -303,6 +308,39 @@ async function runPlan(
       outcome: { type: 'failed', error: described },
     });
   }
+}
+
+/**
+ * Writes the call's question as a request to its requester and suspends the turn with it. The call ended
+ * without an outcome (its tool gave up waiting, so nothing after the question was done), so its ledger
+ * entry goes in the same commit: on resume it starts again and finds the answer stored.
+ */
+async function askRequester(
+  needed: PersonInputNeeded,
+  site: ToolCallSite,
+  tool: Tool,
+  batch: ToolBatch,
+  deps: ToolRuntimeDeps,
+): Promise<ApprovalPending> {
+  const where = questionSite(site.transcriptId, site.toolCallId, needed.ordinal, needed.question);
+  const row = deps.permissions.question({ ...site, ...where }, tool.name, needed.question);
+  const approvals = await batch.suspend({
+    transcriptId: where.transcriptId,
+    approvals: [row],
+    restartCall: refOf(site),
+  });
+  await deps.store.audit.record({
+    actor: 'holdfast',
+    kind: 'tool.asked_requester',
+    conversationId: site.conversationId,
+    data: {
+      tool: tool.name,
+      toolCallId: site.toolCallId,
+      requestId: row.requestId,
+      kind: needed.question.kind,
+    },
+  });
+  return new ApprovalPending(nonEmpty(approvals), true);
 }
 
 async function recordShutdownInterruption(
@@ -337,5 +375,10 @@ function toolContext(site: ToolCallSite, tool: Tool, batch: ToolBatch, deps: Too
       return logger;
     },
     runAgent: (request) => batch.runAgent(request, site),
+    async answerTo(ordinal, question) {
+      const where = questionSite(site.transcriptId, site.toolCallId, ordinal, question);
+      const asked = await deps.store.approvals.forCall(where.transcriptId, where.toolCallId);
+      return asked ? answerFrom(asked) : undefined;
+    },
   };
 }

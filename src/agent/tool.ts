@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChatModel } from './chat-model.js';
 import type { KeyValueState } from './kv.js';
+import type { PersonAnswer, PersonQuestion } from './person-question.js';
 import type { ToolOutput } from './tool-outcome.js';
 
 /**
@@ -66,6 +67,12 @@ export interface ToolContext {
   readonly logger: Logger;
   /** Runs a nested agent whose approvals suspend the whole turn; returns its final answer. */
   runAgent(request: NestedAgentRequest): Promise<string>;
+  /**
+   * The requester's answer to `question`, asked as this call's question `ordinal` (from 0), once they
+   * answered it; undefined when it was not asked yet. A tool that needs an answer it does not have throws
+   * `PersonInputNeeded`, and runs again once the answer is in.
+   */
+  answerTo(ordinal: number, question: PersonQuestion): Promise<PersonAnswer | undefined>;
 }
 
 /** A tool as the runtime sees it: arguments arrive as `unknown` and are parsed by `parse`. */

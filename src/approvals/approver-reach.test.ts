@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { personQuestionType } from '../agent/person-question.js';
 import { type ApproverReach, copyRecipients, nudgesDue } from './approver-reach.js';
 import { policySchema } from './policy.js';
 
 const hour = 3_600_000;
 const reach: ApproverReach = { maxCopies: 10, escalation: { users: ['U0LEAD'], groups: [] } };
-const window = { createdAt: 0, expiresAt: 24 * hour, decision: null };
+const window = { createdAt: 0, expiresAt: 24 * hour, decision: null, permissionType: 'shell' };
 
 describe('nudgesDue', () => {
   it.each([
@@ -19,6 +20,10 @@ describe('nudgesDue', () => {
 
   it('nudges nobody about a decided request', () => {
     expect(nudgesDue({ ...window, decision: 'allowed' }, 23 * hour, reach)).toEqual([]);
+  });
+
+  it('nudges no approver about a question put to a requester', () => {
+    expect(nudgesDue({ ...window, permissionType: personQuestionType }, 23 * hour, reach)).toEqual([]);
   });
 
   it('sends no reminder when copies are off, and no escalation without a group', () => {

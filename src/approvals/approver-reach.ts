@@ -1,3 +1,4 @@
+import { isQuestion } from '../agent/person-question.js';
 import type { ApproverCopyOccasion } from '../store/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import type { ApproverSet, Policy } from './policy.js';
@@ -41,11 +42,12 @@ function pointOfWindow(approval: Pick<Approval, 'createdAt' | 'expiresAt'>, frac
  * it expires instead. Whether one went out already is the outbox key's business, not this rule's.
  */
 export function nudgesDue(
-  approval: Pick<Approval, 'createdAt' | 'expiresAt' | 'decision'>,
+  approval: Pick<Approval, 'createdAt' | 'expiresAt' | 'decision' | 'permissionType'>,
   now: number,
   reach: ApproverReach,
 ): ApproverCopyOccasion[] {
-  if (approval.decision !== null || now >= approval.expiresAt) return [];
+  // A question is its requester's alone: no approver is reminded of it.
+  if (approval.decision !== null || now >= approval.expiresAt || isQuestion(approval)) return [];
   const due: ApproverCopyOccasion[] = [];
   if (reminds(reach) && now >= pointOfWindow(approval, reminderFraction)) due.push('reminder');
   if (escalates(reach) && now >= pointOfWindow(approval, escalationFraction)) due.push('escalation');

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { hashCall } from '../agent/hash-arguments.js';
+import { canonicalJson, hashArguments, hashCall } from '../agent/hash-arguments.js';
 import { KeyValueState } from '../agent/kv.js';
+import { checkAnswer, questionOf } from '../agent/person-question.js';
 import type { Tool, ToolContext } from '../agent/tool.js';
 import type { Approval } from '../store/records.js';
 import type { ArgumentsEdit } from '../store/rules/edit-arguments.js';
@@ -38,6 +39,8 @@ export async function checkEdit(
   approval: Approval,
   edited: unknown,
 ): Promise<EditCheck> {
+  const question = questionOf(approval);
+  if (question) return checkedAnswer(approval, question, edited);
   const { tool } = deps;
   if (!tool) {
     return {
@@ -90,6 +93,38 @@ export async function checkEdit(
 }
 
 /**
+ * The requester's answer to a running call's question: the form's values, checked against the schema the
+ * call asked with, become the request's arguments (what the call is given when it runs again).
+ */
+function checkedAnswer(
+  approval: Approval,
+  question: NonNullable<ReturnType<typeof questionOf>>,
+  answered: unknown,
+): EditCheck {
+  if (question.kind === 'link') return { type: 'unchanged' };
+  const check = checkAnswer(question, isRecord(answered) ? answered : {});
+  if (check.type === 'invalid') {
+    const [field, problem] = [...check.problems][0] ?? ['', 'The answer is not valid.'];
+    return {
+      type: 'refused',
+      reason: 'invalid-arguments',
+      problem: field ? `${field}: ${problem}` : problem,
+    };
+  }
+  const argumentsText = canonicalJson(check.content);
+  return {
+    type: 'edit',
+    edit: {
+      fromArgsHash: approval.argsHash,
+      arguments: check.content,
+      argumentsText,
+      argsHash: hashArguments(argumentsText),
+      summary: approval.summary,
+    },
+  };
+}
+
+/**
  * What `permission` sees when asked about an edit: the call's site, and plugin state of its own, so that
  * asking changes nothing the turn will read when it resumes (it asks again then, with the real state).
  */
@@ -103,6 +138,7 @@ function scratchContext(approval: Approval, logger: Logger): ToolContext {
     signal: AbortSignal.timeout(2_000),
     logger,
     runAgent: () => Promise.reject(new Error('an edit is only checked, never run')),
+    answerTo: async () => undefined,
   };
 }
 

@@ -1,3 +1,4 @@
+import { isQuestion, questionOf } from '../agent/person-question.js';
 import { outboxKeys } from '../store/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
@@ -73,9 +74,28 @@ export async function decideApproval(
     await recordRefusal(deps, click, refusal, approval);
     return { type: 'refused', reason: refusal, approval };
   }
+  // A question's form is its answer: an Allow without one (from an inbox, or forged) would send the
+  // server an empty answer to what it asked, so it changes nothing.
+  if (
+    !refusal &&
+    approval.decision === null &&
+    request.action === 'allow' &&
+    !editing &&
+    questionOf(approval)?.kind === 'form'
+  ) {
+    const problem = 'This is a question: answer it in its form, with *Answer…* on its card. Nothing changed.';
+    await recordRefusal(deps, click, 'edit-refused', approval, { problem: 'answer-needed' });
+    return { type: 'edit-refused', reason: 'invalid-arguments', problem, approval };
+  }
   // Consent is to the tool as the card showed it: someone who may decide cannot allow a tool whose
   // definition changed since, and may still deny it.
-  if (approval.decision === null && request.action !== 'deny' && (await deps.definitionChanged?.(approval))) {
+  // (A question binds what it asks, not the tool: its call runs again, and is checked then.)
+  if (
+    approval.decision === null &&
+    request.action !== 'deny' &&
+    !isQuestion(approval) &&
+    (await deps.definitionChanged?.(approval))
+  ) {
     await recordRefusal(deps, click, 'definition-changed', approval);
     // The thread hears of it once, so the requester and the other approvers know why it cannot be allowed.
     await deps.store.outbox.enqueue(

@@ -1,3 +1,4 @@
+import { isQuestion } from '../agent/person-question.js';
 import type { Approval } from '../store/records.js';
 import type { DecideApprovalDeps } from './decide-approval-deps.js';
 import type { DecisionAction } from './decision-request.js';
@@ -11,6 +12,10 @@ export async function refusalFor(
   userId: string,
   action: DecisionAction,
 ): Promise<RefusalReason | undefined> {
+  // A running call's question is its requester's to answer or decline, and nobody else's.
+  // (Never "Always allow": an answer is not a grant.)
+  if (isQuestion(approval))
+    return userId === approval.requestedBy && action !== 'always' ? undefined : 'not-asked';
   // The requester may always withdraw their own request; approving it needs explicit permission.
   if (userId === approval.requestedBy) {
     if (action === 'deny') return undefined;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { PermissionChecker, PermissionRequest, PermissionVerdict } from '../agent/permission-checker.js';
 import type { NameOf } from '../agent/person-name.js';
 import { nameFor } from '../agent/person-name.js';
+import { personQuestionType, questionHash } from '../agent/person-question.js';
 import type { ToolCallSite } from '../agent/tool-call-site.js';
 import { type NewOutboxEntry, outboxKeys } from '../store/outbox-message.js';
 import type { Approval, Grant } from '../store/records.js';
@@ -82,6 +83,24 @@ export function createPermissionManager(options: PermissionManagerOptions): Perm
   };
 
   return {
+    question(site, toolName, question) {
+      return {
+        requestId: newRequestId(),
+        conversationId: site.conversationId,
+        transcriptId: site.transcriptId,
+        turnId: site.turnId,
+        toolCallId: site.toolCallId,
+        toolName,
+        permissionType: personQuestionType,
+        summary: question.message,
+        arguments: question,
+        argsHash: questionHash(question),
+        reason: null,
+        requestedBy: site.requestedBy,
+        requiredApprovals: 1,
+        expiresAt: now() + (expiryFor(policy, toolName, personQuestionType) ?? defaultExpiryMs),
+      };
+    },
     async decide(call: ToolCallSite, request: PermissionRequest): Promise<PermissionVerdict> {
       const args = isRecord(request.args) ? request.args : {};
       const rule = matchRules(policy.rules, { toolName: request.toolName, args });

@@ -1,5 +1,7 @@
 export type RefusalReason =
   | 'not-approver'
+  /** A question a running call put to its requester: nobody else may answer it. */
+  | 'not-asked'
   | 'self-approval'
   | 'no-approvers'
   | 'origin-mismatch'

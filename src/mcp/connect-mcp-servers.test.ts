@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startMcpHttpServer } from '../../test/support/mcp/mcp-http-server.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
 import { toolContext } from '../../test/support/tool-context.js';
+import { PersonInputNeeded } from '../agent/person-question.js';
 import { loadPolicyFile } from '../approvals/load-policy.js';
 import { approversFor } from '../approvals/policy-lookup.js';
 import { loadMcpServers, type McpServerConfig } from '../config-mcp-servers.js';
@@ -148,15 +149,33 @@ describe('the README example', () => {
 });
 
 describe('a server that asks holdfast back', () => {
-  it('cannot have holdfast sample its model or ask its user: neither capability is offered', async () => {
+  it('cannot have holdfast sample its model; its question waits for the requester, whose answer it gets', async () => {
     const { source } = await connect([stdio('asker', [askingServer])]);
     const askBack = source.tools().find((tool) => tool.name === 'asker__ask_back');
-    const result = await askBack?.execute({}, toolContext());
-    // The SDK's server checks elicitation against what the client offered before it sends anything;
-    // sampling it sends, and holdfast answers that it has no such method.
-    expect(typeof result === 'string' ? result.split('\n') : result).toEqual([
+    // Nobody has answered yet: the call waits for its requester, and says what it asks.
+    const waiting = await askBack?.execute({}, toolContext()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(waiting).toBeInstanceOf(PersonInputNeeded);
+    expect((waiting as PersonInputNeeded).question).toEqual({
+      kind: 'form',
+      askedBy: 'asker',
+      message: 'Which cluster?',
+      schema: { type: 'object', properties: { cluster: { type: 'string' } } },
+    });
+
+    // Answered: the server gets the answer when the call runs again. Sampling is refused either way.
+    const answered = await askBack?.execute(
+      {},
+      toolContext({
+        answerTo: async (ordinal) =>
+          ordinal === 0 ? { type: 'answered', content: { cluster: 'eu-1' } } : undefined,
+      }),
+    );
+    expect(typeof answered === 'string' ? answered.split('\n') : answered).toEqual([
       'sampling refused: MCP error -32601: Method not found',
-      'elicitation refused: Client does not support form elicitation.',
+      'elicitation answered: {"action":"accept","content":{"cluster":"eu-1"}}',
     ]);
   });
 });

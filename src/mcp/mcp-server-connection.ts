@@ -6,6 +6,9 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type CallToolResult,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
   ErrorCode,
   McpError,
   type Tool as McpToolDefinition,
@@ -17,6 +20,9 @@ import { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
 import { describeState, type McpServerState } from './mcp-server-state.js';
 
 export { describeState, type McpServerState } from './mcp-server-state.js';
+
+/** Answers a question (an elicitation) the server asks while it runs one call. */
+export type AskDuringCall = (request: ElicitRequest['params']) => Promise<ElicitResult>;
 export type { McpToolDefinition };
 
 export interface McpServerConnectionOptions {
@@ -52,6 +58,8 @@ export class McpServerConnection {
   /** The server's last line on stderr: why a local server that would not start said it could not. */
   #lastStderr: string | undefined;
   #renewing: Promise<void> | undefined;
+  /** Who answers the server's questions for each call in flight. */
+  readonly #asking = new Set<AskDuringCall>();
 
   constructor(options: McpServerConnectionOptions) {
     this.config = options.config;
@@ -88,20 +96,46 @@ export class McpServerConnection {
     }
   }
 
-  async call(toolName: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  /** Calls a tool; the server's questions during the call go to `ask` (none: each is declined). */
+  async call(
+    toolName: string,
+    args: unknown,
+    signal: AbortSignal,
+    ask: AskDuringCall = async () => ({ action: 'decline' }),
+  ): Promise<CallToolResult> {
+    this.#asking.add(ask);
     try {
-      return await this.#send(toolName, args, signal);
-    } catch (error) {
-      if (!isSessionGone(error)) throw this.#callFailed(error);
+      try {
+        return await this.#send(toolName, args, signal);
+      } catch (error) {
+        if (!isSessionGone(error)) throw this.#callFailed(error);
+      }
+      // A remote server that restarted no longer knows the session, and answered 404 without processing
+      // the request (the protocol's rule): a new session may send it, once.
+      try {
+        await this.#renewSession();
+        return await this.#send(toolName, args, signal);
+      } catch (error) {
+        throw this.#callFailed(error);
+      }
+    } finally {
+      this.#asking.delete(ask);
     }
-    // A remote server that restarted no longer knows the session, and answered 404 without processing
-    // the request (the protocol's rule): a new session may send it, once.
-    try {
-      await this.#renewSession();
-      return await this.#send(toolName, args, signal);
-    } catch (error) {
-      throw this.#callFailed(error);
-    }
+  }
+
+  /**
+   * A question from the server. The protocol does not say which call it belongs to, so it is put to the
+   * requester only when one call is in flight; with several, nobody can tell whose it is, and it is
+   * cancelled rather than shown to the wrong person.
+   */
+  async #elicit(request: ElicitRequest['params']): Promise<ElicitResult> {
+    const [only, ...others] = this.#asking;
+    if (only && others.length === 0) return only(request);
+    this.#options.logger.warn(
+      { server: this.name, callsInFlight: this.#asking.size },
+      'MCP server asked a question that cannot be tied to one call; cancelled it',
+    );
+    return { action: 'cancel' };
   }
 
   async #send(toolName: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
@@ -166,6 +200,9 @@ export class McpServerConnection {
     const client = new Client(
       { name: 'holdfast', version: this.#options.version ?? '1' },
       {
+        // Questions (forms, and links to visit) go to the person who asked for the call. Sampling is not
+        // offered: holdfast's model is not the server's to use.
+        capabilities: { elicitation: { form: {}, url: {} } },
         listChanged: {
           tools: {
             debounceMs: 0,
@@ -189,6 +226,7 @@ export class McpServerConnection {
         },
       },
     );
+    client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
     const transport = this.#transport();
     // Only a connection that was up is started again; one that never came up is the caller's failure.
     let established = false;

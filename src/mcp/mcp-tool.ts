@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { canonicalJson } from '../agent/hash-arguments.js';
+import { PersonInputNeeded } from '../agent/person-question.js';
 import type { Tool, ToolPermission } from '../agent/tool.js';
 import { failedRun } from '../agent/tool-outcome.js';
+import { elicitResultOf, questionFrom } from './mcp-question.js';
 import { mcpResultText } from './mcp-result-text.js';
-import type { McpServerConnection, McpToolDefinition } from './mcp-server-connection.js';
+import type { AskDuringCall, McpServerConnection, McpToolDefinition } from './mcp-server-connection.js';
 import { mcpToolName } from './mcp-tool-name.js';
 
 /** The digest approvals bind: the server, and the tool's name, description and input schema. */
@@ -108,7 +110,29 @@ export function createMcpTool(
       };
     },
     async execute(args, ctx) {
-      const result = await connection.call(remoteName, args, ctx.signal);
+      // Each question the server asks is answered from the requester's stored answer when there is one;
+      // the first without one is put off (cancelled for now), and the call waits for it (see
+      // `PersonInputNeeded`): it runs again once answered, and the server asks again and is answered.
+      let asked = 0;
+      let needed: PersonInputNeeded | undefined;
+      const ask: AskDuringCall = async (request) => {
+        const question = questionFrom(server, request, redact);
+        const ordinal = asked++;
+        if (needed) return { action: 'cancel' };
+        const answer = await ctx.answerTo(ordinal, question);
+        if (answer) return elicitResultOf(answer, question);
+        needed = new PersonInputNeeded(ordinal, question);
+        return { action: 'cancel' };
+      };
+      let result: Awaited<ReturnType<typeof connection.call>>;
+      try {
+        result = await connection.call(remoteName, args, ctx.signal, ask);
+      } catch (error) {
+        // However the put-off call ended, what it waits for is the answer.
+        if (needed) throw needed;
+        throw error;
+      }
+      if (needed) throw needed;
       const text = mcpResultText(result);
       // An error result (`isError`) ran and failed: the model reads the server's words, people see a failure.
       if (result.isError)

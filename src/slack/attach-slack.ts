@@ -13,6 +13,7 @@ import { registerDecisionModalListener } from './listeners/decision-modal-listen
 import { registerEditModalListener } from './listeners/edit-modal-listener.js';
 import { registerGrantRevokeListener } from './listeners/grant-revoke-listener.js';
 import { registerMessageListeners } from './listeners/message-listeners.js';
+import { registerQuestionModalListener } from './listeners/question-modal-listener.js';
 import { registerStopTurnListener } from './listeners/stop-turn-listener.js';
 import { registerUnknownInteractionListeners } from './listeners/unknown-interaction-listener.js';
 import type { SlackPort } from './web-api/slack-port.js';
@@ -88,6 +89,13 @@ export function attachSlack(options: AttachSlackOptions): void {
     directory,
     installationEnterpriseId: options.enterpriseId,
     redact: options.redact,
+    refreshHome: (userId) => publishHome(inbox, userId),
+  });
+  registerQuestionModalListener(app, {
+    runtime,
+    slack,
+    logger,
+    installationEnterpriseId: options.enterpriseId,
     refreshHome: (userId) => publishHome(inbox, userId),
   });
   registerGrantRevokeListener(app, {

@@ -123,6 +123,10 @@ export const viewSubmissionSchema = z.object({
               type: z.string(),
               value: z.string().nullable().optional(),
               selected_option: z.object({ value: z.string() }).nullable().optional(),
+              selected_options: z
+                .array(z.object({ value: z.string() }))
+                .nullable()
+                .optional(),
             }),
           ),
         ),

@@ -139,6 +139,7 @@ export type AuditKind =
   | 'tool.started'
   | 'tool.finished'
   | 'tool.interrupted'
+  | 'tool.asked_requester'
   | 'tool.refused'
   | 'turn.failed'
   | 'turn.stopped'

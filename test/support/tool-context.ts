@@ -17,6 +17,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     runAgent: async () => {
       throw new Error('this test does not run nested agents');
     },
+    answerTo: async () => undefined,
     ...overrides,
   };
 }

@@ -2,11 +2,17 @@ import type { ApproverDirectory } from '../../approvals/decide-approval.js';
 import { bindingMismatch, refusalFor } from '../../approvals/decide-approval.js';
 import { proposeGrantPattern } from '../../approvals/grant-covers.js';
 import type { Redact } from '../../secrets/index.js';
-import { buildDenyReasonModal, buildEditArgumentsModal, buildGrantModal } from '../blocks/index.js';
+import {
+  buildDenyReasonModal,
+  buildEditArgumentsModal,
+  buildGrantModal,
+  buildQuestionModal,
+  questionFields,
+} from '../blocks/index.js';
 import type { DecisionModalMetadata } from '../payloads.js';
 import { EDIT_FIELD_ACTION_ID, editFields } from './edit-fields.js';
 import { type ClickDeps, handleApprovalClick, replyPrivately } from './handle-approval-click.js';
-import { presentApproval } from './present-approval.js';
+import { presentApproval, presentQuestion } from './present-approval.js';
 import type { ApprovalButtonClick } from './read-approval-click.js';
 
 export interface AskDecisionFormDeps extends ClickDeps {
@@ -49,8 +55,21 @@ export async function askDecisionForm(
     decision,
   );
   if (refusal) return decideNow();
-  const fields = action === 'edit' ? editFields(approval.arguments, deps.redact) : undefined;
-  if (action === 'edit' && !fields) {
+  // A question asks for its answer in a form of its own; declining it needs no reason.
+  const question = presentQuestion(approval);
+  if (question && action !== 'edit') return decideNow();
+  const questionForm =
+    question?.question.kind === 'form' ? questionFields(question.question) : question ? [] : undefined;
+  if (question && !questionForm) {
+    await replyPrivately(
+      deps,
+      click,
+      'This question asks for more than a Slack form can hold, so it cannot be answered here. Decline it, and the call is told so.',
+    );
+    return 'answered';
+  }
+  const fields = action === 'edit' && !question ? editFields(approval.arguments, deps.redact) : undefined;
+  if (action === 'edit' && !question && !fields) {
     await replyPrivately(
       deps,
       click,
@@ -72,8 +91,9 @@ export async function askDecisionForm(
     ...(click.viewType === 'home' ? { fromHome: true } : {}),
   };
   const proposed = action === 'always' ? proposeGrantPattern(recordOf(approval.arguments)) : undefined;
-  const modal =
-    action === 'deny'
+  const modal = question
+    ? buildQuestionModal(question, questionForm ?? [], JSON.stringify(metadata))
+    : action === 'deny'
       ? buildDenyReasonModal(view, JSON.stringify(metadata))
       : action === 'edit'
         ? buildEditArgumentsModal(view, fields ?? [], {

@@ -1,3 +1,4 @@
+import { questionOf } from '../../agent/person-question.js';
 import type { EffectsOf } from '../../agent/tool.js';
 import { argsFingerprint } from '../../approvals/args-fingerprint.js';
 import { askedBecause } from '../../approvals/asked-because.js';
@@ -5,7 +6,7 @@ import type { Policy } from '../../approvals/policy.js';
 import { approversFor } from '../../approvals/policy-lookup.js';
 import { redactKnownPatterns } from '../../secrets/index.js';
 import type { Approval } from '../../store/records.js';
-import type { ApprovalOutcome, ApprovalView, ViewerMay } from '../blocks/index.js';
+import type { ApprovalOutcome, ApprovalView, QuestionView, ViewerMay } from '../blocks/index.js';
 import { editFields } from './edit-fields.js';
 
 /** Row → what a card shows. Arguments are redacted for display; the hash still pins what runs. */
@@ -53,6 +54,20 @@ export function presentApproval(
     ...(context.viewerMay ? { viewerMay: context.viewerMay } : {}),
     threadLink: context.threadLink,
     channelId: context.channelId,
+  };
+}
+
+/** A question's row → what its card and form show; undefined for any other request. */
+export function presentQuestion(approval: Approval): QuestionView | undefined {
+  const question = questionOf(approval);
+  if (!question) return undefined;
+  return {
+    requestId: approval.requestId,
+    argsFingerprint: argsFingerprint(approval.argsHash),
+    toolName: approval.toolName,
+    requestedBy: approval.requestedBy,
+    question,
+    expiresAt: approval.expiresAt,
   };
 }
 

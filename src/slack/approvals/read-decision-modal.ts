@@ -1,4 +1,5 @@
 import type { DecisionOrigin } from '../../approvals/decide-approval.js';
+import type { FieldInput } from '../blocks/index.js';
 import { type DecisionModalMetadata, decisionModalMetadataSchema, type ViewSubmission } from '../payloads.js';
 
 /** A decision modal's submission, with the click it answers read back from the modal's metadata. */
@@ -11,6 +12,8 @@ export interface DecisionModalSubmission {
   readonly text: (blockId: string, actionId: string) => string | undefined;
   /** The selected option of each select or radio input, by `block_id.action_id`. */
   readonly choice: (blockId: string, actionId: string) => string | undefined;
+  /** An input's state as Slack sent it (untrimmed text, every selected option), by `block_id.action_id`. */
+  readonly input: (blockId: string, actionId: string) => FieldInput | undefined;
 }
 
 /**
@@ -45,6 +48,9 @@ export function readDecisionModal(payload: ViewSubmission): DecisionModalSubmiss
     },
     choice(blockId, actionId) {
       return values[blockId]?.[actionId]?.selected_option?.value;
+    },
+    input(blockId, actionId) {
+      return values[blockId]?.[actionId];
     },
   };
 }

@@ -63,6 +63,20 @@ export {
   parseAllowAllValue,
   taskName,
 } from './plan-card.js';
+export {
+  buildAnsweredQuestionCard,
+  buildQuestionCard,
+  buildQuestionModal,
+  QUESTION_CALLBACK_ID,
+  type QuestionView,
+} from './question-card.js';
+export {
+  type FieldInput,
+  QUESTION_FIELD_ACTION_ID,
+  type QuestionField,
+  questionFields,
+  readQuestionAnswer,
+} from './question-fields.js';
 export type { SlackMessage } from './slack-message.js';
 export { buildStoppableList, type StoppableEntry } from './stoppable-list.js';
 export { buildThreadNotice, type ThreadNotice } from './thread-notice.js';

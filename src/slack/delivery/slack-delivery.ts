@@ -9,13 +9,15 @@ import { type ThreadKey, threadOf } from '../../store/conversation-id.js';
 import type { OutboxEntry, SentPart } from '../../store/outbox-message.js';
 import type { Approval } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
-import { outcomeOf, presentApproval } from '../approvals/present-approval.js';
+import { outcomeOf, presentApproval, presentQuestion } from '../approvals/present-approval.js';
 import {
+  buildAnsweredQuestionCard,
   buildApprovalCard,
   buildDecidedCard,
   buildDirectNotice,
   buildGrantNotice,
   buildPlanCard,
+  buildQuestionCard,
   buildThreadNotice,
   type SlackMessage,
 } from '../blocks/index.js';
@@ -129,8 +131,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
   const present = (approval: Approval, thread: ThreadKey) =>
     presentApproval(approval, { policy, channelId: thread.channelId, effectsOf: deps.effectsOf });
   const renderCard = (approval: Approval, thread: ThreadKey): SlackMessage => {
-    const view = present(approval, thread);
     const outcome = outcomeOf(approval);
+    const question = presentQuestion(approval);
+    if (question) return outcome ? buildAnsweredQuestionCard(question, outcome) : buildQuestionCard(question);
+    const view = present(approval, thread);
     return outcome ? buildDecidedCard(view, outcome) : buildApprovalCard(view);
   };
   const renderPlan = (approvals: readonly Approval[], thread: ThreadKey): SlackMessage =>

@@ -7,6 +7,8 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
   switch (reason) {
     case 'not-approver':
       return `You are not an approver for \`${approval.toolName}\`. Ask someone on the approver list to decide it.`;
+    case 'not-asked':
+      return `This question is for ${mentionUser(approval.requestedBy)}, who asked for the call: only they can answer it.`;
     case 'self-approval':
       return 'You asked for this call, so you cannot approve it yourself. Another approver has to decide.';
     case 'no-approvers':

@@ -59,6 +59,52 @@ export function describeBatchesContract(open: StoreContractFactory): void {
       ]);
     });
 
+    it('forgets the start of a call that stopped to ask its requester, in the same commit', async () => {
+      const { store, clock } = await open();
+      const started = await startTurn(store);
+      const id = started.conversationId;
+      await store.transcript.append(started.fence, id, {
+        role: 'assistant',
+        content: null,
+        toolCalls: [calls[0]!],
+      });
+      const call = { conversationId: id, transcriptId: id, turnId: 'turn-1', toolCallId: 'call_web' };
+      expect(
+        await store.transcript.startTool(started.fence, {
+          ...call,
+          toolName: 'restart_service',
+          argsHash: 'h1',
+        }),
+      ).toEqual({ type: 'started' });
+      const question = newApproval(started.turn, 'question-0', { createdAt: clock.now() });
+
+      await store.turns.suspend(
+        started.fence,
+        emptyKvSnapshot,
+        {},
+        {
+          transcriptId: `${id}>call_web?`,
+          approvals: [{ ...question, transcriptId: `${id}>call_web?` }],
+          restartCall: call,
+        },
+      );
+
+      // Once answered and resumed, the call starts afresh: it is not a call a dead process left running.
+      await store.approvals.resolve({
+        requestId: question.requestId,
+        decision: 'allowed',
+        decidedBy: 'UREQUESTER',
+      });
+      const resumed = claimed(await store.turns.claim('turn-1', leaseB));
+      expect(
+        await store.transcript.startTool(resumed.fence, {
+          ...call,
+          toolName: 'restart_service',
+          argsHash: 'h1',
+        }),
+      ).toEqual({ type: 'started' });
+    });
+
     it('writes nothing of the batch when the fence is stale', async () => {
       const { store, clock, inspect } = await open();
       const started = await startTurn(store);

@@ -6,6 +6,7 @@ import type { ChatMessage } from '../transcript-records.js';
 import type { NewApproval } from './approval-store.js';
 import type { ConversationKey } from './conversation-store.js';
 import type { Effects } from './outbox-store.js';
+import type { ToolCallRef } from './transcript-store.js';
 import type { ClaimedTurn, ClaimOptions, ClaimResult, Fence, Lease } from './turn-claim.js';
 
 /** How a turn failed; `stoppedBy` when a person stopped it (kept as data for every process to read). */
@@ -100,6 +101,11 @@ export interface SuspendBatch {
   /** The assistant message, when it is not on disk yet (a fresh reply). */
   readonly message?: ChatMessage;
   readonly approvals: readonly NewApproval[];
+  /**
+   * A call that stopped to ask its requester a question: its ledger entry is removed in the same commit,
+   * so on resume it starts again (and finds the answer) rather than count as interrupted.
+   */
+  readonly restartCall?: ToolCallRef;
   /** What the stored rows cause people to see (their cards), written in the same commit. */
   readonly outboxFor?: (approvals: readonly Approval[]) => readonly NewOutboxEntry[];
 }

@@ -179,6 +179,11 @@ export function createPgTurns(context: PgContext): TurnStore {
           if (batch.message) appendLater(tx, fence.turnId, batch.transcriptId, batch.message);
           for (const approval of batch.approvals)
             approvals.push((await createApprovalInside(tx, approval)).approval);
+          if (batch.restartCall)
+            tx.later('DELETE FROM tool_executions WHERE transcript_id = $1 AND tool_call_id = $2', [
+              batch.restartCall.transcriptId,
+              batch.restartCall.toolCallId,
+            ]);
         }
         // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
         tx.later(

@@ -197,6 +197,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     },
   );
 
+  const forgetStart = db.prepare('DELETE FROM tool_executions WHERE transcript_id = ? AND tool_call_id = ?');
   const suspend = writeTransaction(
     db,
     (fence: Fence, kv: KvSnapshot, effects: Effects = {}, batch?: SuspendBatch): Approval[] => {
@@ -206,6 +207,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       if (batch) {
         if (batch.message) appendMessage(fence.turnId, batch.transcriptId, batch.message, at);
         for (const approval of batch.approvals) approvals.push(createApproval(approval, at).approval);
+        if (batch.restartCall) forgetStart.run(batch.restartCall.transcriptId, batch.restartCall.toolCallId);
       }
       // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
       const newest = newestApproval.get(fence.turnId);
