@@ -30,8 +30,14 @@ export const pageModalScript = `
         (element.max_value ? ' max="' + esc(element.max_value) + '"' : '') + '>';
     } else if (element.type === 'static_select' || element.type === 'radio_buttons') {
       var chosen = element.initial_option ? element.initial_option.value : '';
-      control = '<select data-kind="option"' + name + '>' + (element.options || []).map(function (option) {
+      // Nothing is chosen until the viewer chooses, as in Slack (an optional field may stay so).
+      control = '<select data-kind="option"' + name + '>' + (chosen ? '' : '<option value="" selected>Choose…</option>') + (element.options || []).map(function (option) {
         return '<option value="' + esc(option.value) + '"' + (option.value === chosen ? ' selected' : '') + '>' + esc(option.text.text) + '</option>';
+      }).join('') + '</select>';
+    } else if (element.type === 'multi_static_select') {
+      var initial = (element.initial_options || []).map(function (option) { return option.value; });
+      control = '<select multiple data-kind="options"' + name + '>' + (element.options || []).map(function (option) {
+        return '<option value="' + esc(option.value) + '"' + (initial.indexOf(option.value) >= 0 ? ' selected' : '') + '>' + esc(option.text.text) + '</option>';
       }).join('') + '</select>';
     }
     var error = '<div class="field-error" role="alert" data-error-for="' + esc(block.block_id || '') + '"></div>';
@@ -65,9 +71,13 @@ export const pageModalScript = `
     Array.prototype.forEach.call($('modal-body').querySelectorAll('[data-kind]'), function (control) {
       var block = control.getAttribute('data-block');
       values[block] = values[block] || {};
-      values[block][control.getAttribute('data-action')] = control.getAttribute('data-kind') === 'text'
+      var kind = control.getAttribute('data-kind');
+      if (kind === 'option' && control.value === '') return;
+      values[block][control.getAttribute('data-action')] = kind === 'text'
         ? { text: control.value.trim() }
-        : { option: control.value };
+        : kind === 'options'
+          ? { options: Array.prototype.map.call(control.selectedOptions, function (option) { return option.value; }) }
+          : { option: control.value };
     });
     page.post('/ui/submit', { user: page.viewer(), view_id: $('modal').dataset.viewId, values: values }).then(function (result) {
       // Slack keeps the form open and shows holdfast's errors beside the inputs (response_action: errors).

@@ -56,7 +56,11 @@ export const uiSubmitSchema = z.object({
     z.string().max(255),
     z.record(
       z.string().max(255),
-      z.union([z.object({ text: z.string().max(3000) }), z.object({ option: z.string().max(150) })]),
+      z.union([
+        z.object({ text: z.string().max(3000) }),
+        z.object({ option: z.string().max(150) }),
+        z.object({ options: z.array(z.string().max(150)).max(100) }),
+      ]),
     ),
   ),
 });
@@ -201,7 +205,12 @@ export function createUiActions(deps: UiActionDeps) {
             actionId,
             'text' in value
               ? { type: 'plain_text_input', value: value.text === '' ? null : value.text }
-              : { type: 'static_select', selected_option: { value: value.option } },
+              : 'options' in value
+                ? {
+                    type: 'multi_static_select',
+                    selected_options: value.options.map((option) => ({ value: option })),
+                  }
+                : { type: 'static_select', selected_option: { value: value.option } },
           ]),
         ),
       ]),
