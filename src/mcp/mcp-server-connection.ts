@@ -13,7 +13,9 @@ import {
 import type { Logger } from 'pino';
 import type { McpServerConfig } from '../config-mcp-servers.js';
 import { describeError } from '../errors.js';
+import { describeAuthFailure } from './mcp-auth-failure.js';
 import { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
+import { McpOAuthProvider } from './mcp-oauth-provider.js';
 import { describeState, type McpServerState } from './mcp-server-state.js';
 
 export { describeState, type McpServerState } from './mcp-server-state.js';
@@ -32,6 +34,8 @@ export interface McpServerConnectionOptions {
   /** Told when the tools the server lists changed after start (a notification, or a restart). */
   readonly onToolsChanged?: () => void;
   readonly version?: string;
+  /** The clock OAuth access tokens expire by. */
+  readonly now?: () => number;
 }
 
 /**
@@ -52,10 +56,14 @@ export class McpServerConnection {
   /** The server's last line on stderr: why a local server that would not start said it could not. */
   #lastStderr: string | undefined;
   #renewing: Promise<void> | undefined;
+  /** One per server, kept across sessions, so a new session reuses a token that is still good. */
+  readonly #oauth: McpOAuthProvider | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     this.config = options.config;
     this.#options = options;
+    if (options.config.type === 'http' && options.config.oauth)
+      this.#oauth = new McpOAuthProvider(options.config.oauth, options.now);
   }
 
   get name(): string {
@@ -82,7 +90,8 @@ export class McpServerConnection {
       // What the server wrote before it went may still be on its way through the pipe.
       await new Promise((resolve) => setImmediate(resolve));
       const said = this.#lastStderr ? ` (it said: ${this.#lastStderr})` : '';
-      const detail = this.#options.redact(`${describeError(error)}${said}`);
+      const why = describeAuthFailure(error, this.config) ?? describeError(error);
+      const detail = this.#options.redact(`${why}${said}`);
       this.#state = { type: 'unavailable', error: detail };
       throw new McpServerUnavailableError(this.name, detail, { cause: error });
     }
@@ -215,6 +224,7 @@ export class McpServerConnection {
     if (config.type === 'http') {
       return new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
+        ...(this.#oauth ? { authProvider: this.#oauth } : {}),
       });
     }
     const transport = new StdioClientTransport({
