@@ -8,6 +8,8 @@ import type { McpOAuthConfig } from '../config-mcp-servers.js';
 
 /** A token this close to its end is treated as ended: a call must not start with one that lapses mid-way. */
 const EXPIRY_MARGIN_MS = 30_000;
+/** How many issued tokens are remembered, to be hidden wherever a server repeats one. */
+const REMEMBERED_TOKENS = 16;
 
 /**
  * The OAuth state of one remote MCP server, for the SDK's `auth()`: holdfast has no browser, so it takes
@@ -26,6 +28,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #expiresAt = Number.POSITIVE_INFINITY;
   /** The refresh token to send next: the configured one until the authorization server rotates it. */
   #refreshToken: string | undefined;
+  /** The tokens issued lately: credentials the redactor was never configured with, as they exist only at run time. */
+  #issued: string[] = [];
 
   constructor(config: McpOAuthConfig, now: () => number = Date.now) {
     this.#config = config;
@@ -68,7 +72,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.#tokens;
   }
 
+  /** Access and refresh tokens issued to holdfast lately, newest last. */
+  get issuedTokens(): readonly string[] {
+    return this.#issued;
+  }
+
   saveTokens(tokens: OAuthTokens): void {
+    this.#issued = [
+      ...this.#issued,
+      tokens.access_token,
+      ...(tokens.refresh_token ? [tokens.refresh_token] : []),
+    ]
+      .filter((token, index, all) => all.indexOf(token) === index)
+      .slice(-REMEMBERED_TOKENS);
     this.#tokens = tokens;
     this.#expiresAt =
       tokens.expires_in === undefined ? Number.POSITIVE_INFINITY : this.#now() + tokens.expires_in * 1000;

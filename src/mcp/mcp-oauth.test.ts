@@ -74,6 +74,21 @@ describe('a remote MCP server behind OAuth', () => {
     expect(logged).not.toContain(server.issued[0]);
   });
 
+  it('hides the access token from a result that repeats it', async () => {
+    const server = await oauthServer();
+    const { started } = await connect(
+      { url: server.url, oauth: { clientId: 'holdfast-bot', clientSecret: '${OPS_SECRET}' } },
+      { OPS_SECRET: secret },
+    );
+    const source = await started;
+    const whoami = source.tools().find((candidate) => candidate.name === 'ops__whoami');
+
+    expect(await whoami?.execute({}, toolContext())).toBe(
+      'signed in with Bearer [redacted OAuth token for ops]',
+    );
+    expect(server.issued).toHaveLength(1);
+  });
+
   it('gets a new token when the server refuses the old one, and the call runs once', async () => {
     const server = await oauthServer();
     const { started } = await connect(

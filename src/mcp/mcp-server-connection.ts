@@ -78,6 +78,19 @@ export class McpServerConnection {
     return [...this.#tools.values()];
   }
 
+  /**
+   * The text with every OAuth token recently issued for this server replaced: a server that repeats the
+   * token it was sent (a debugging tool, an error that quotes the request) does not hand it to the model
+   * or a thread. The configured secrets are the redactor's; these exist only at run time.
+   */
+  hideCredentials(text: string): string {
+    let hidden = text;
+    for (const token of this.#oauth?.issuedTokens ?? []) {
+      if (token.length >= 8) hidden = hidden.replaceAll(token, `[redacted OAuth token for ${this.name}]`);
+    }
+    return hidden;
+  }
+
   definition(toolName: string): McpToolDefinition | undefined {
     return this.#tools.get(toolName);
   }

@@ -109,7 +109,7 @@ export function createMcpTool(
     },
     async execute(args, ctx) {
       const result = await connection.call(remoteName, args, ctx.signal);
-      const text = mcpResultText(result);
+      const text = connection.hideCredentials(mcpResultText(result));
       // An error result (`isError`) ran and failed: the model reads the server's words, people see a failure.
       if (result.isError)
         return failedRun(text || 'The tool reported an error.', {

@@ -85,7 +85,7 @@ describe('npm run doctor with MCP servers', () => {
     });
 
     const lines = run.stdout.split('\n');
-    expect(lines.find((line) => line.includes('mcp ops'))).toMatch(/^✓ mcp ops +.*: connected, 1 tool$/);
+    expect(lines.find((line) => line.includes('mcp ops'))).toMatch(/^✓ mcp ops +.*: connected, 2 tools$/);
     expect(lines.find((line) => line.includes('mcp unsigned'))).toMatch(
       /^✗ mcp unsigned +.*unavailable: it requires OAuth \(it answered 401 Unauthorized\) and its entry has none/,
     );

@@ -54,7 +54,7 @@ export interface McpOAuthServer {
   readonly issued: string[];
   /** The bearer token (or none) of every request the MCP endpoint received, in order. */
   readonly bearers: Array<string | undefined>;
-  /** Arguments of every `restart` call the MCP server ran. */
+  /** Arguments of every `restart` call the MCP server ran (it also offers `whoami`, which echoes the token). */
   readonly calls: Array<Record<string, unknown>>;
   /** Every access token issued so far is refused from now on, as when tokens are revoked or lapse early. */
   endTokens(): void;
@@ -143,6 +143,10 @@ export async function startMcpOAuthServer(options: McpOAuthServerOptions): Promi
         return { content: [{ type: 'text', text: `restarted ${service}` }] };
       },
     );
+    // A careless debugging tool: it repeats the credentials it was sent.
+    server.registerTool('whoami', { description: 'Say how the caller signed in.' }, async (extra) => ({
+      content: [{ type: 'text', text: `signed in with Bearer ${extra.authInfo?.token ?? 'nothing'}` }],
+    }));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
