@@ -80,6 +80,62 @@ describe('loadMcpServers', () => {
     expect(secrets.map((secret) => secret.value)).toEqual(['k8s-secret-from-file', 'ghp_header_value_123']);
   });
 
+  it('reads OAuth for a remote server, its client secret and refresh token from variables, as secrets', () => {
+    const { servers, secrets } = load(
+      {
+        mcpServers: {
+          grafana: {
+            url: 'https://grafana.example.com/mcp',
+            oauth: {
+              clientId: 'holdfast',
+              clientSecret: '${GRAFANA_CLIENT_SECRET}',
+              scope: 'mcp:tools',
+              issuer: 'https://login.example.com',
+            },
+          },
+          pager: {
+            url: 'https://pager.example.com/mcp',
+            oauth: { clientId: '${PAGER_CLIENT_ID}', refreshToken: '${PAGER_REFRESH}' },
+          },
+        },
+      },
+      { GRAFANA_CLIENT_SECRET: 'grafana-client-secret-1', PAGER_CLIENT_ID: 'hf', PAGER_REFRESH_FILE: 'rt' },
+      { '/etc/holdfast/rt': 'pager-refresh-token-2\n' },
+    );
+    expect(servers.map((server) => (server.type === 'http' ? server.oauth : undefined))).toEqual([
+      {
+        clientId: 'holdfast',
+        clientSecret: 'grafana-client-secret-1',
+        scope: 'mcp:tools',
+        issuer: 'https://login.example.com',
+      },
+      { clientId: 'hf', refreshToken: 'pager-refresh-token-2' },
+    ]);
+    expect(secrets).toEqual([
+      { name: 'mcpServers.grafana.oauth.clientSecret', value: 'grafana-client-secret-1' },
+      { name: 'PAGER_REFRESH (from PAGER_REFRESH_FILE)', value: 'pager-refresh-token-2' },
+    ]);
+  });
+
+  it('takes an OAuth secret only by reference, and needs a secret or a refresh token', () => {
+    const literal = problemsOf(() =>
+      load({
+        mcpServers: {
+          ops: { url: 'https://ops.example.com/mcp', oauth: { clientId: 'a', clientSecret: 's3cr3t' } },
+        },
+      }),
+    );
+    expect(literal).toContain(
+      'mcpServers.ops.oauth.clientSecret: a reference such as ${NAME}, never the secret itself',
+    );
+    expect(literal).not.toContain('s3cr3t');
+    expect(
+      problemsOf(() =>
+        load({ mcpServers: { ops: { url: 'https://ops.example.com/mcp', oauth: { clientId: 'a' } } } }),
+      ),
+    ).toContain('mcpServers.ops.oauth: give clientSecret (the client_credentials grant) or refreshToken');
+  });
+
   it("never hands a server holdfast's own settings, and names what is unset", () => {
     const message = problemsOf(() =>
       load(

@@ -28,7 +28,21 @@ export type McpServerConfig =
       readonly type: 'http';
       readonly url: string;
       readonly headers: Readonly<Record<string, string>>;
+      readonly oauth?: McpOAuthConfig;
     });
+
+/**
+ * OAuth for a remote server, without a browser: the client_credentials grant (a client secret), or a
+ * refresh token issued to holdfast beforehand. The authorization server is found from the MCP server's
+ * protected-resource metadata; `issuer`, when set, is the only one the credentials are ever sent to.
+ */
+export interface McpOAuthConfig {
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  readonly refreshToken?: string;
+  readonly scope?: string;
+  readonly issuer?: string;
+}
 
 const mcpConfigHint =
   'Use JSON such as {"mcpServers": {"files": {"command": "node", "args": ["server.js", "/srv/docs"]}}}.';
@@ -50,9 +64,27 @@ const stdioSchema = z.strictObject({
   ...common,
 });
 
+/** A credential is named, never written into the file: `${NAME}` (the variable, or the file `NAME_FILE` names). */
+const secretReference = z
+  .string()
+  .regex(/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/, `a reference such as \${NAME}, never the secret itself`);
+
+const oauthSchema = z
+  .strictObject({
+    clientId: z.string().min(1),
+    clientSecret: secretReference.optional(),
+    refreshToken: secretReference.optional(),
+    scope: z.string().min(1).optional(),
+    issuer: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+  })
+  .refine((oauth) => oauth.clientSecret !== undefined || oauth.refreshToken !== undefined, {
+    error: 'give clientSecret (the client_credentials grant) or refreshToken',
+  });
+
 const httpSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
   headers: z.record(z.string().min(1), z.string()).default({}),
+  oauth: oauthSchema.optional(),
   type: z.enum(['http', 'streamable-http']).optional(),
   ...common,
 });
@@ -71,9 +103,10 @@ export interface McpConfigSources {
 }
 
 /**
- * Reads `HOLDFAST_MCP_CONFIG`. Values in `env` and `headers` may say `${NAME}`: the variable's value, or the
- * content of the file `NAME_FILE` names. Every value taken that way from a file, and every header value
- * that references a variable, becomes a secret for the redactor.
+ * Reads `HOLDFAST_MCP_CONFIG`. Values in `env`, `headers` and `oauth` may say `${NAME}`: the variable's
+ * value, or the content of the file `NAME_FILE` names. Every value taken that way from a file, and every
+ * header value, OAuth client secret or refresh token that references a variable, becomes a secret for the
+ * redactor.
  */
 export function loadMcpServers(
   file: string | undefined,
@@ -104,7 +137,8 @@ export function loadMcpServers(
   }
   const secrets: ConfiguredSecret[] = [];
   const problems: string[] = [];
-  const resolve = (text: string, at: string, isHeader: boolean): string =>
+  /** `secretAs` names the value for the redactor when it came from a variable (a file's always is one). */
+  const resolve = (text: string, at: string, secretAs?: string): string =>
     text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
       if (ownVariable.test(name)) {
         problems.push(`${at}: \${${name}} is holdfast's own setting; MCP servers never get it.`);
@@ -112,7 +146,7 @@ export function loadMcpServers(
       }
       const direct = sources.env[name];
       if (direct !== undefined) {
-        if (isHeader) secrets.push({ name: `${at} header`, value: direct });
+        if (secretAs) secrets.push({ name: secretAs, value: direct });
         return direct;
       }
       const fileName = sources.env[`${name}_FILE`]?.trim();
@@ -145,7 +179,7 @@ export function loadMcpServers(
             problems.push(
               `mcpServers.${name}.env.${key}: holdfast's own settings are never passed to MCP servers.`,
             );
-          return [key, resolve(text, `mcpServers.${name}.env.${key}`, false)];
+          return [key, resolve(text, `mcpServers.${name}.env.${key}`)];
         }),
       );
       return {
@@ -160,10 +194,24 @@ export function loadMcpServers(
     const headers = Object.fromEntries(
       Object.entries(entry.headers).map(([key, text]) => [
         key,
-        resolve(text, `mcpServers.${name}.headers.${key}`, true),
+        resolve(text, `mcpServers.${name}.headers.${key}`, `mcpServers.${name}.headers.${key} header`),
       ]),
     );
-    return { type: 'http', ...shared, url: entry.url, headers };
+    if (!entry.oauth) return { type: 'http', ...shared, url: entry.url, headers };
+    const { clientId, clientSecret, refreshToken, scope, issuer } = entry.oauth;
+    const at = `mcpServers.${name}.oauth`;
+    const oauth: McpOAuthConfig = {
+      clientId: resolve(clientId, `${at}.clientId`),
+      ...(clientSecret
+        ? { clientSecret: resolve(clientSecret, `${at}.clientSecret`, `${at}.clientSecret`) }
+        : {}),
+      ...(refreshToken
+        ? { refreshToken: resolve(refreshToken, `${at}.refreshToken`, `${at}.refreshToken`) }
+        : {}),
+      ...(scope ? { scope } : {}),
+      ...(issuer ? { issuer } : {}),
+    };
+    return { type: 'http', ...shared, url: entry.url, headers, oauth };
   });
   if (problems.length > 0)
     throw new ConfigError(`HOLDFAST_MCP_CONFIG (${file}):\n  ${problems.join('\n  ')}`, problems);

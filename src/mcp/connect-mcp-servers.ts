@@ -13,6 +13,8 @@ export interface McpToolSourceOptions {
   /** The basics a local server inherits (see `toolEnvironment`): never holdfast's own secrets. */
   readonly baseEnv: Readonly<Record<string, string>>;
   readonly restartDelayMs?: number;
+  /** The clock OAuth access tokens expire by. */
+  readonly now?: () => number;
 }
 
 /** The connected servers and the tools they offer, as holdfast `Tool`s named `<server>__<tool>`. */
@@ -48,6 +50,7 @@ export async function connectMcpServers(
         redact: options.redact,
         baseEnv: options.baseEnv,
         restartDelayMs: options.restartDelayMs,
+        now: options.now,
         onToolsChanged: () => {
           for (const listener of listeners) listener();
         },

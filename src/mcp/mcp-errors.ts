@@ -10,7 +10,7 @@ export class McpServerUnavailableError extends HoldfastError {
   ) {
     super(
       `MCP server "${server}" could not start: ${detail}. Fix its entry in HOLDFAST_MCP_CONFIG (command, ` +
-        'arguments, URL, headers), or mark it "optional": true to start without its tools.',
+        'arguments, URL, headers, oauth), or mark it "optional": true to start without its tools.',
       options,
     );
   }

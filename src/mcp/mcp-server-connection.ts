@@ -16,7 +16,9 @@ import {
 import type { Logger } from 'pino';
 import type { McpServerConfig } from '../config-mcp-servers.js';
 import { describeError } from '../errors.js';
+import { describeAuthFailure } from './mcp-auth-failure.js';
 import { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
+import { McpOAuthProvider } from './mcp-oauth-provider.js';
 import { describeState, type McpServerState } from './mcp-server-state.js';
 
 export { describeState, type McpServerState } from './mcp-server-state.js';
@@ -38,6 +40,8 @@ export interface McpServerConnectionOptions {
   /** Told when the tools the server lists changed after start (a notification, or a restart). */
   readonly onToolsChanged?: () => void;
   readonly version?: string;
+  /** The clock OAuth access tokens expire by. */
+  readonly now?: () => number;
 }
 
 /**
@@ -60,10 +64,14 @@ export class McpServerConnection {
   #renewing: Promise<void> | undefined;
   /** Who answers the server's questions for each call in flight. */
   readonly #asking = new Set<AskDuringCall>();
+  /** One per server, kept across sessions, so a new session reuses a token that is still good. */
+  readonly #oauth: McpOAuthProvider | undefined;
 
   constructor(options: McpServerConnectionOptions) {
     this.config = options.config;
     this.#options = options;
+    if (options.config.type === 'http' && options.config.oauth)
+      this.#oauth = new McpOAuthProvider(options.config.oauth, options.now);
   }
 
   get name(): string {
@@ -78,6 +86,19 @@ export class McpServerConnection {
     return [...this.#tools.values()];
   }
 
+  /**
+   * The text with every OAuth token recently issued for this server replaced: a server that repeats the
+   * token it was sent (a debugging tool, an error that quotes the request) does not hand it to the model
+   * or a thread. The configured secrets are the redactor's; these exist only at run time.
+   */
+  hideCredentials(text: string): string {
+    let hidden = text;
+    for (const token of this.#oauth?.issuedTokens ?? []) {
+      if (token.length >= 8) hidden = hidden.replaceAll(token, `[redacted OAuth token for ${this.name}]`);
+    }
+    return hidden;
+  }
+
   definition(toolName: string): McpToolDefinition | undefined {
     return this.#tools.get(toolName);
   }
@@ -90,7 +111,8 @@ export class McpServerConnection {
       // What the server wrote before it went may still be on its way through the pipe.
       await new Promise((resolve) => setImmediate(resolve));
       const said = this.#lastStderr ? ` (it said: ${this.#lastStderr})` : '';
-      const detail = this.#options.redact(`${describeError(error)}${said}`);
+      const why = describeAuthFailure(error, this.config) ?? describeError(error);
+      const detail = this.#options.redact(`${why}${said}`);
       this.#state = { type: 'unavailable', error: detail };
       throw new McpServerUnavailableError(this.name, detail, { cause: error });
     }
@@ -253,6 +275,7 @@ export class McpServerConnection {
     if (config.type === 'http') {
       return new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
+        ...(this.#oauth ? { authProvider: this.#oauth } : {}),
       });
     }
     const transport = new StdioClientTransport({

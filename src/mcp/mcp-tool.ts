@@ -133,7 +133,7 @@ export function createMcpTool(
         throw error;
       }
       if (needed) throw needed;
-      const text = mcpResultText(result);
+      const text = connection.hideCredentials(mcpResultText(result));
       // An error result (`isError`) ran and failed: the model reads the server's words, people see a failure.
       if (result.isError)
         return failedRun(text || 'The tool reported an error.', {

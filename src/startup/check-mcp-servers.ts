@@ -3,7 +3,7 @@ import { describeState, type McpServerState } from '../mcp/index.js';
 import { ok, problem, type StartupCheck, warning } from './startup-check.js';
 
 const fix =
-  'Fix its entry in HOLDFAST_MCP_CONFIG (command, arguments, URL, headers), or mark it "optional": true to start without its tools.';
+  'Fix its entry in HOLDFAST_MCP_CONFIG (command, arguments, URL, headers, oauth), or mark it "optional": true to start without its tools.';
 
 /** One check per configured MCP server, from where each stood after doctor tried to connect it. */
 export function mcpServerChecks(
