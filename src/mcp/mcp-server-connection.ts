@@ -222,9 +222,10 @@ export class McpServerConnection {
     const client = new Client(
       { name: 'holdfast', version: this.#options.version ?? '1' },
       {
-        // Questions (forms, and links to visit) go to the person who asked for the call. Sampling is not
-        // offered: holdfast's model is not the server's to use.
-        capabilities: { elicitation: { form: {}, url: {} } },
+        // Questions (forms, and links to visit) go to the person who asked for the call; a field they leave
+        // empty takes the default the server gave it (the form shows it), as the protocol's defaults say.
+        // Sampling is not offered: holdfast's model is not the server's to use.
+        capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
         listChanged: {
           tools: {
             debounceMs: 0,

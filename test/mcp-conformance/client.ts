@@ -44,10 +44,14 @@ async function main(): Promise<void> {
   try {
     await connection.start();
     for (const tool of connection.tools) {
+      // A question the server asks is answered as a person would who sends its form as shown, leaving
+      // every field at what it offers (the connection fills in the server's defaults).
       const result = await connection.call(
         tool.name,
         argumentsFor(tool.inputSchema),
         AbortSignal.timeout(10_000),
+        async (request) =>
+          request.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: {} },
       );
       logger.info({ tool: tool.name, result }, 'called');
     }

@@ -19,18 +19,6 @@ const signInInBrowser = (checks: readonly string[]): ExpectedFailure => ({
 const codeFlow = ['client-registration', 'authorization-request', 'token-request'];
 
 export const expectedFailures: Readonly<Record<string, ExpectedFailure>> = {
-  'elicitation-sep1034-client-defaults': {
-    reason:
-      'holdfast does not offer elicitation yet (answering it in Slack is being built separately), so the request is refused',
-    checks: [
-      'client-elicitation-sep1034-general',
-      'client-elicitation-sep1034-string-default',
-      'client-elicitation-sep1034-integer-default',
-      'client-elicitation-sep1034-number-default',
-      'client-elicitation-sep1034-enum-default',
-      'client-elicitation-sep1034-boolean-default',
-    ],
-  },
   'auth/metadata-default': signInInBrowser([
     'prm-pathbased-requested',
     'authorization-server-metadata',
