@@ -96,6 +96,8 @@ export interface Tool<Args = unknown> {
    * read at each call: approvals bind it with the arguments, so a changed definition voids a card.
    */
   readonly definitionHash?: string;
+  /** What changed in that definition the last time it changed, in words for people. */
+  readonly definitionChange?: string;
   parse(input: unknown): { success: true; data: Args } | { success: false; error: string };
   permission(args: Args, ctx: ToolContext): ToolPermission | Promise<ToolPermission>;
   /** Where a call with these (unparsed, as stored) arguments runs and what it may change, for its card. */

@@ -22,8 +22,12 @@ export interface DecideApprovalDeps {
   /** Reads a clicked message back when it is not a recorded card; without it such a click is refused. */
   readonly cards?: CardLookup;
   /**
-   * Whether the tool's definition (an MCP server's) is no longer the one the request was made for: the
-   * card showed that definition, so a click on it cannot allow another.
+   * The request's arguments bound to its tool's definition now, when that is no longer the one the
+   * request was made for (an MCP server redefined the tool), with what changed in words for people;
+   * undefined when it is the same. The card showed the old definition, so a click on it cannot allow
+   * the new one.
    */
-  readonly definitionChanged?: (approval: Approval) => Promise<boolean>;
+  readonly definitionChanged?: (
+    approval: Approval,
+  ) => Promise<{ readonly argsHash: string; readonly changed: string } | undefined>;
 }

@@ -1,5 +1,4 @@
 import { isQuestion, questionOf } from '../agent/person-question.js';
-import { outboxKeys } from '../store/outbox-message.js';
 import type { Approval } from '../store/records.js';
 import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
 import { bindingMismatch, isRecordedCard } from './binding-mismatch.js';
@@ -88,32 +87,20 @@ export async function decideApproval(
     return { type: 'edit-refused', reason: 'invalid-arguments', problem, approval };
   }
   // Consent is to the tool as the card showed it: someone who may decide cannot allow a tool whose
-  // definition changed since, and may still deny it.
+  // definition changed since, and may still deny it. The request is shown again, bound to the tool as it
+  // is now, with a note saying what changed; the approvals given so far no longer count.
   // (A question binds what it asks, not the tool: its call runs again, and is checked then.)
-  if (
-    approval.decision === null &&
-    request.action !== 'deny' &&
-    !isQuestion(approval) &&
-    (await deps.definitionChanged?.(approval))
-  ) {
+  const redefined =
+    approval.decision === null && request.action !== 'deny' && !isQuestion(approval)
+      ? await deps.definitionChanged?.(approval)
+      : undefined;
+  if (redefined) {
     await recordRefusal(deps, click, 'definition-changed', approval);
-    // The thread hears of it once, so the requester and the other approvers know why it cannot be allowed.
-    await deps.store.outbox.enqueue(
-      [
-        {
-          key: outboxKeys.turnNotice(approval.turnId, `tool-changed:${approval.requestId}`),
-          conversationId: approval.conversationId,
-          turnId: approval.turnId,
-          message: {
-            type: 'turn-notice',
-            turnId: approval.turnId,
-            notice: { type: 'tool-changed', tool: approval.toolName },
-          },
-        },
-      ],
-      options.deliverAs,
+    const rebound = await deps.store.approvals.rebind(
+      { requestId: approval.requestId, fromArgsHash: approval.argsHash, ...redefined },
+      { deliverAs: options.deliverAs },
     );
-    return { type: 'refused', reason: 'definition-changed', approval };
+    return { type: 'refused', reason: 'definition-changed', approval: rebound.approval ?? approval };
   }
   let edit: DecisionInput['edit'];
   if (editing && !refusal && approval.decision === null) {

@@ -62,6 +62,8 @@ export class McpServerConnection {
   /** The server's last line on stderr: why a local server that would not start said it could not. */
   #lastStderr: string | undefined;
   #renewing: Promise<void> | undefined;
+  /** Each tool's definition before its last change, so people can be told what changed. */
+  readonly #previous = new Map<string, McpToolDefinition>();
   /** Who answers the server's questions for each call in flight. */
   readonly #asking = new Set<AskDuringCall>();
   /** One per server, kept across sessions, so a new session reuses a token that is still good. */
@@ -101,6 +103,11 @@ export class McpServerConnection {
 
   definition(toolName: string): McpToolDefinition | undefined {
     return this.#tools.get(toolName);
+  }
+
+  /** A tool's definition before it last changed, as this process saw it; undefined when it has not. */
+  previousDefinition(toolName: string): McpToolDefinition | undefined {
+    return this.#previous.get(toolName);
   }
 
   /** Connects and lists the tools; throws `McpServerUnavailableError` naming the server when it cannot. */
@@ -304,6 +311,10 @@ export class McpServerConnection {
   }
 
   #setTools(tools: readonly McpToolDefinition[]): void {
+    for (const tool of tools) {
+      const before = this.#tools.get(tool.name);
+      if (before && JSON.stringify(before) !== JSON.stringify(tool)) this.#previous.set(tool.name, before);
+    }
     this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
     if (this.#state.type === 'connected') this.#state = { type: 'connected', tools: this.#tools.size };
   }

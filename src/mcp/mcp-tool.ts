@@ -72,6 +72,9 @@ export function createMcpTool(
     get definitionHash() {
       return mcpDefinitionHash(server, current());
     },
+    get definitionChange() {
+      return describeChange(connection.previousDefinition(remoteName), current());
+    },
     get idempotent() {
       return trusted && current()?.annotations?.idempotentHint === true;
     },
@@ -142,4 +145,30 @@ export function createMcpTool(
       return text;
     },
   };
+}
+
+/** What differs between a tool's old and new definitions, for people ("its description changed"). */
+function describeChange(
+  before: McpToolDefinition | undefined,
+  after: McpToolDefinition | undefined,
+): string | undefined {
+  if (!before) return undefined;
+  if (!after) return 'the server no longer offers it';
+  const parts: string[] = [];
+  if ((before.description ?? '') !== (after.description ?? '')) parts.push('its description');
+  const beforeSchema = before.inputSchema as { properties?: Record<string, unknown> };
+  const afterSchema = after.inputSchema as { properties?: Record<string, unknown> };
+  const was = Object.keys(beforeSchema.properties ?? {});
+  const now = Object.keys(afterSchema.properties ?? {});
+  const added = now.filter((name) => !was.includes(name));
+  const removed = was.filter((name) => !now.includes(name));
+  if (added.length > 0) parts.push(`its arguments (added ${added.join(', ')})`);
+  if (removed.length > 0) parts.push(`its arguments (removed ${removed.join(', ')})`);
+  if (
+    added.length === 0 &&
+    removed.length === 0 &&
+    canonicalJson(before.inputSchema) !== canonicalJson(after.inputSchema)
+  )
+    parts.push('the rules for its arguments');
+  return parts.length === 0 ? undefined : `${parts.join(' and ')} changed`;
 }

@@ -216,14 +216,19 @@ export class Runtime {
     );
   }
 
-  /** Whether the request's tool binds a definition (see `hashCall`) other than the one it has now. */
-  async #definitionChanged(approval: Approval): Promise<boolean> {
+  /**
+   * The request's arguments bound to its tool's definition now (see `hashCall`), when the tool binds one
+   * and it is not the one the request was made with; with what changed, as the tool can tell.
+   */
+  async #definitionChanged(approval: Approval): Promise<{ argsHash: string; changed: string } | undefined> {
     const conversation = await this.store.conversations.get(approval.conversationId);
     const tool = conversation
       ? this.agents.get(conversation).tools.find((candidate) => candidate.name === approval.toolName)
       : undefined;
-    if (tool?.definitionHash === undefined) return false;
-    return hashCall(tool, approval.arguments, '') !== approval.argsHash;
+    if (tool?.definitionHash === undefined) return undefined;
+    const argsHash = hashCall(tool, approval.arguments, '');
+    if (argsHash === approval.argsHash) return undefined;
+    return { argsHash, changed: tool.definitionChange ?? 'its definition changed' };
   }
 
   /** Someone pressed Stop on a turn (see `stopTurn`); the thread's next queued turn may start. */

@@ -27,7 +27,7 @@ const turnNoticeSchema = z.discriminatedUnion('type', [
     usesLeft: z.number().nullable(),
   }),
   /** A request can no longer be allowed: its tool's server changed the tool after the card was made. */
-  z.object({ type: z.literal('tool-changed'), tool: z.string() }),
+  z.object({ type: z.literal('tool-changed'), tool: z.string(), changed: z.string().optional() }),
 ]);
 export type TurnNotice = z.output<typeof turnNoticeSchema>;
 

@@ -140,6 +140,7 @@ export type AuditKind =
   | 'tool.finished'
   | 'tool.interrupted'
   | 'tool.asked_requester'
+  | 'approval.rebound'
   | 'tool.refused'
   | 'turn.failed'
   | 'turn.stopped'

@@ -16,6 +16,7 @@ export type {
   DecisionInput,
   NewApproval,
   PendingFilter,
+  RebindResult,
   ResolveOptions,
   ResolveResult,
 } from './ports/approval-store.js';

@@ -257,7 +257,10 @@ export function createSlackDelivery(deps: SlackDeliveryDeps): DeliveryPort {
               : message.notice.type === 'grant-used'
                 ? buildGrantNotice(message.notice)
                 : message.notice.type === 'tool-changed'
-                  ? buildThreadNotice({ type: 'refused', detail: toolChangedDetail(message.notice.tool) })
+                  ? buildThreadNotice({
+                      type: 'refused',
+                      detail: toolChangedDetail(message.notice.tool, message.notice.changed),
+                    })
                   : buildThreadNotice({ type: 'failed', detail: describeFailure(message.notice) });
           return postOnce(
             entry,
@@ -294,9 +297,16 @@ function stoppedNotice(userId: string): SlackMessage {
 }
 
 /** Plain text: `buildThreadNotice` escapes it. */
-function toolChangedDetail(tool: string): string {
+function toolChangedDetail(tool: string, changed: string | undefined): string {
+  // Rows written before a request could be shown again say only that it changed.
+  if (changed === undefined) {
+    return (
+      `The server behind ${tool} changed that tool after approval was asked for, so this request can no ` +
+      'longer be allowed: what the card shows is not what would run. Deny it, and ask again to see the tool as it is now.'
+    );
+  }
   return (
-    `The server behind ${tool} changed that tool after approval was asked for, so this request can no ` +
-    'longer be allowed: what the card shows is not what would run. Deny it, and ask again to see the tool as it is now.'
+    `The server behind ${tool} changed that tool after approval was asked for (${changed}), so approvals ` +
+    'given so far no longer count. The request is shown again below, for the tool as it is now: check it, then decide.'
   );
 }

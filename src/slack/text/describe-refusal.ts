@@ -28,8 +28,8 @@ export function describeRefusal(reason: RefusalReason, approval: Approval): stri
     case 'definition-changed':
       return (
         `The server behind \`${approval.toolName}\` changed that tool (its description or arguments) after this ` +
-        'request was made, so nothing was changed: what you were shown is no longer what would run. Deny ' +
-        'this request, and ask for the call again to see the tool as it is now.'
+        'request was made, so nothing was allowed: what you were shown is no longer what would run. The ' +
+        'request is shown again in the thread for the tool as it is now: check it there, then decide.'
       );
     case 'arguments-mismatch':
       if (approval.edit && approval.decision === null) {

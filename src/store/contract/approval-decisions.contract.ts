@@ -15,6 +15,38 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
     return { ...database, ...started, create };
   }
 
+  describe('approvals.rebind', () => {
+    it("binds a pending request to its tool's new definition once: votes dropped, a note, a new card, the old rewritten", async () => {
+      const { store, clock, create, inspect } = await setup();
+      const approval = await create('call_1', { createdAt: clock.now(), requiredApprovals: 2 });
+      await store.approvals.resolve({ requestId: approval.requestId, decision: 'allowed', decidedBy: 'UA' });
+      const rebind = {
+        requestId: approval.requestId,
+        fromArgsHash: approval.argsHash,
+        argsHash: 'f'.repeat(64),
+      };
+
+      const first = await store.approvals.rebind({ ...rebind, changed: 'its description changed' });
+      expect(first).toMatchObject({
+        type: 'rebound',
+        approval: { argsHash: 'f'.repeat(64), approvedBy: [], decision: null },
+      });
+      expect(await store.approvals.get(approval.requestId)).toMatchObject({
+        argsHash: 'f'.repeat(64),
+        approvedBy: [],
+      });
+      const written = (await inspect.outbox()).map((row) => row.message.type);
+      expect(written.slice(-3)).toEqual(['turn-notice', 'approval-card', 'card-update']);
+
+      // Bound again from the old definition (a second click that read it before): nothing changes.
+      const second = await store.approvals.rebind({ ...rebind, changed: 'its description changed' });
+      expect(second).toMatchObject({ type: 'unchanged', approval: { argsHash: 'f'.repeat(64) } });
+      expect(await inspect.outbox()).toHaveLength(written.length);
+      const events = await store.audit.list({ approvalId: approval.requestId });
+      expect(events.filter((event) => event.kind === 'approval.rebound')).toHaveLength(1);
+    });
+  });
+
   describe('approvals.resolve', () => {
     it('decides a pending row once and says whether the turn is ready', async () => {
       const { store, clock, create } = await setup();

@@ -1,5 +1,6 @@
 import type { Approval } from '../records.js';
 import type { ArgumentsEdit } from '../rules/edit-arguments.js';
+import type { RebindInput } from '../rules/plan-decision.js';
 import type { NewGrant } from './grant-store.js';
 import type { ToolCallRef } from './transcript-store.js';
 import type { ClaimedTurn, Fence, Lease } from './turn-claim.js';
@@ -86,6 +87,10 @@ export type ResolveResult =
   | { readonly type: 'arguments-changed'; readonly approval: Approval }
   | { readonly type: 'unknown' };
 
+export type RebindResult =
+  | { readonly type: 'rebound'; readonly approval: Approval }
+  | { readonly type: 'unchanged'; readonly approval: Approval | undefined };
+
 export interface PendingFilter {
   readonly channelId?: string;
   readonly conversationId?: string;
@@ -102,6 +107,12 @@ export interface ApprovalStore {
    * and reported as such; decision, grant, audit event and card rewrites commit together.
    */
   resolve(input: DecisionInput, options?: ResolveOptions): Promise<ResolveResult>;
+  /**
+   * Binds a pending request to its tool's new definition (see `planRebind`): the votes go, a note and a
+   * new card are written, the old cards rewritten, all in one commit; a fence that no longer holds
+   * (decided, expired, bound again already) changes nothing.
+   */
+  rebind(input: RebindInput, options?: { readonly deliverAs?: Lease }): Promise<RebindResult>;
   /**
    * Marks overdue pending rows `expired` (at most `limit`, oldest first), with their audit events and
    * card rewrites; returns those rows.

@@ -4,12 +4,15 @@ import {
   type DecisionWrites,
   planDecision,
   planExpiry,
+  planRebind,
+  type RebindInput,
 } from '../rules/plan-decision.js';
 import type {
   ApprovalStore,
   DecisionInput,
   Lease,
   PendingFilter,
+  RebindResult,
   ResolveOptions,
   ResolveResult,
 } from '../store.js';
@@ -137,6 +140,26 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
   };
 }
 
+/** See `ApprovalStore.rebind`: under the thread's lock, like a decision. */
+async function rebindInside(tx: Tx, input: RebindInput, deliverAs: Lease | undefined): Promise<RebindResult> {
+  const answers = await tx.each([
+    {
+      text: `SELECT conversation_id, pg_advisory_xact_lock(hashtextextended(conversation_id, 0)) FROM approvals
+             WHERE request_id = $1`,
+      values: [input.requestId],
+    },
+    { text: `${approvalSelect} WHERE a.request_id = $1`, values: [input.requestId] },
+  ]);
+  const row = answers.at(-1)?.rows[0] as Row | undefined;
+  if (!row) return { type: 'unchanged', approval: undefined };
+  const snapshot = await snapshotOf(tx, row);
+  const plan = planRebind(snapshot, input, tx.now);
+  if (plan.type !== 'rebound' || !(await apply(tx, snapshot.approval, plan.writes, deliverAs))) {
+    return { type: 'unchanged', approval: await approvalInside(tx, row.request_id) };
+  }
+  return { type: 'rebound', approval: plan.approval };
+}
+
 export function createPgApprovals(context: PgContext): ApprovalStore {
   const byQuery = async (where: string, values: readonly unknown[]) =>
     (await read<Row>(context, `${approvalSelect} ${where}`, values)).map(toPgApproval);
@@ -182,6 +205,7 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
       )[0];
     },
     resolve: (input, options = {}) => transaction(context, (tx) => resolveInside(tx, input, options)),
+    rebind: (input, options = {}) => transaction(context, (tx) => rebindInside(tx, input, options.deliverAs)),
     async expireOverdue(limit = 500) {
       // Most sweeps find nothing overdue: a read says so without a transaction.
       const any = await read(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionInput } from '../ports/approval-store.js';
 import type { Approval } from '../records.js';
-import { type DecisionSnapshot, planDecision, planExpiry } from './plan-decision.js';
+import { type DecisionSnapshot, planDecision, planExpiry, planRebind } from './plan-decision.js';
 
 const at = 1_000_000;
 
@@ -253,5 +253,58 @@ describe('planExpiry', () => {
       turnReady: true,
     });
     expect(planExpiry(snapshot({}, 1), at).writes.turnReady).toBe(false);
+  });
+});
+
+describe('planRebind', () => {
+  const input = {
+    requestId: 'apr_1',
+    fromArgsHash: 'hash-ls',
+    argsHash: 'hash-ls-v2',
+    changed: 'its description changed',
+  };
+
+  it.each([
+    [
+      'a decided request',
+      snapshot({ decision: 'allowed', decidedBy: 'UB', resolvedAt: at - 1 }),
+      'already-decided',
+    ],
+    ['an overdue request (the sweep expires it)', snapshot({ expiresAt: at }), 'already-decided'],
+    ['a request bound again already', snapshot({ argsHash: 'hash-ls-v2' }), 'arguments-changed'],
+  ])('leaves %s as it is', (_name, state, type) => {
+    expect(planRebind(state, input, at)).toEqual({ type });
+  });
+
+  it('binds the arguments to the new definition: votes go, a note, a new card, the old cards rewritten', () => {
+    const plan = planRebind(snapshot({ approvedBy: ['UA'], requiredApprovals: 2 }), input, at);
+    expect(plan.type).toBe('rebound');
+    if (plan.type !== 'rebound') return;
+    expect(plan.approval).toMatchObject({
+      argsHash: 'hash-ls-v2',
+      approvedBy: [],
+      arguments: { command: 'ls' },
+    });
+    expect(plan.writes.edit).toEqual({
+      detailsJson: '{"arguments":{"command":"ls"}}',
+      argsHash: 'hash-ls-v2',
+      summary: 'run `ls`',
+      fromArgsHash: 'hash-ls',
+    });
+    expect(plan.writes.decide).toBeUndefined();
+    expect(plan.writes.vote).toBeUndefined();
+    expect(plan.writes.turnReady).toBe(false);
+    expect(plan.writes.outbox.map((entry) => [entry.key, entry.message.type])).toEqual([
+      ['notice:turn_1:tool-changed:apr_1:hash-ls-v2', 'turn-notice'],
+      ['card:apr_1:rebound-hash-ls-v2', 'approval-card'],
+      ['card-update:apr_1:rebound-hash-ls-v2', 'card-update'],
+    ]);
+    expect(plan.writes.audit).toEqual([
+      {
+        actor: 'holdfast',
+        kind: 'approval.rebound',
+        data: { fromArgsHash: 'hash-ls', argsHash: 'hash-ls-v2', changed: 'its description changed' },
+      },
+    ]);
   });
 });

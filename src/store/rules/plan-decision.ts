@@ -215,3 +215,87 @@ function cardRewrite(approval: Approval, state: string): NewOutboxEntry {
     message: { type: 'card-update', requestId: approval.requestId },
   };
 }
+
+/** A request's tool was redefined by its server: the request is bound to the tool as it is now. */
+export interface RebindInput {
+  readonly requestId: string;
+  /** The binding the request was made with, as the caller read it. */
+  readonly fromArgsHash: string;
+  /** The same arguments bound to the tool's definition now. */
+  readonly argsHash: string;
+  /** What changed, in words for people ("its description changed"). */
+  readonly changed: string;
+}
+
+/**
+ * A request whose tool changed before anyone allowed it is shown again, bound to the tool as it is now:
+ * the approvals given for the old definition no longer count, a note says what changed, a new card is
+ * posted and the old cards are rewritten to match (each still works until the request is decided). A
+ * request decided, overdue or bound again by someone else already is left as it is.
+ */
+export function planRebind(
+  snapshot: DecisionSnapshot,
+  input: RebindInput,
+  at: number,
+): Unchanged | RebindPlan {
+  const { approval } = snapshot;
+  // An overdue request is the sweep's to expire; it is not shown again.
+  if (gateDecision(approval, at).type !== 'open') return { type: 'already-decided' };
+  if (approval.argsHash !== input.fromArgsHash) return { type: 'arguments-changed' };
+  const state = `rebound-${input.argsHash.slice(0, 16)}`;
+  const entry = (key: string, message: NewOutboxEntry['message']): NewOutboxEntry => ({
+    key,
+    conversationId: approval.conversationId,
+    turnId: approval.turnId,
+    requestId: approval.requestId,
+    message,
+  });
+  return {
+    type: 'rebound',
+    writes: {
+      edit: {
+        detailsJson: JSON.stringify(
+          approval.edit
+            ? { arguments: approval.arguments, edit: approval.edit }
+            : { arguments: approval.arguments },
+        ),
+        argsHash: input.argsHash,
+        summary: approval.summary,
+        fromArgsHash: input.fromArgsHash,
+      },
+      audit: [
+        auditOf('holdfast', 'approval.rebound', {
+          fromArgsHash: input.fromArgsHash,
+          argsHash: input.argsHash,
+          changed: input.changed,
+        }),
+      ],
+      outbox: [
+        entry(
+          outboxKeys.turnNotice(
+            approval.turnId,
+            `tool-changed:${approval.requestId}:${input.argsHash.slice(0, 16)}`,
+          ),
+          {
+            type: 'turn-notice',
+            turnId: approval.turnId,
+            notice: { type: 'tool-changed', tool: approval.toolName, changed: input.changed },
+          },
+        ),
+        entry(`${outboxKeys.card(approval.requestId)}:${state}`, {
+          type: 'approval-card',
+          requestId: approval.requestId,
+        }),
+        cardRewrite(approval, state),
+      ],
+      turnReady: false,
+    },
+    approval: { ...approval, argsHash: input.argsHash, approvedBy: [] },
+  };
+}
+
+export interface RebindPlan {
+  readonly type: 'rebound';
+  readonly writes: DecisionWrites;
+  readonly approval: Approval;
+}

@@ -5,8 +5,10 @@ import {
   type DecisionWrites,
   planDecision,
   planExpiry,
+  planRebind,
+  type RebindInput,
 } from '../rules/plan-decision.js';
-import type { DecisionInput, Lease, ResolveOptions, ResolveResult } from '../store.js';
+import type { DecisionInput, Lease, RebindResult, ResolveOptions, ResolveResult } from '../store.js';
 import { prepareApprovalRows } from './sqlite-approval-rows.js';
 import { handClaimAtCommit, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
 import { queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
@@ -138,8 +140,23 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     return expired;
   });
 
+  const rebind = writeTransaction(db, (input: RebindInput, deliverAs?: Lease): RebindResult => {
+    const at = now();
+    const row = byId.get(input.requestId);
+    if (!row) return { type: 'unchanged', approval: undefined };
+    const snapshot = snapshotOf(row);
+    const plan = planRebind(snapshot, input, at);
+    if (plan.type !== 'rebound' || !apply(snapshot.approval, plan.writes, at, deliverAs)) {
+      const latest = byId.get(row.request_id);
+      return { type: 'unchanged', approval: latest ? toApproval(latest) : snapshot.approval };
+    }
+    return { type: 'rebound', approval: plan.approval };
+  });
+
   return {
     resolve,
+    rebind: async (input: RebindInput, options: { readonly deliverAs?: Lease } = {}) =>
+      rebind(input, options.deliverAs),
     async expireOverdue(limit: number): Promise<Approval[]> {
       // Most sweeps find nothing overdue: a read says so without taking the write lock.
       if (overdue.all(now(), 1).length === 0) return [];
