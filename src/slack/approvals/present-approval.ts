@@ -22,7 +22,11 @@ export function presentApproval(
     viewerMay?: ViewerMay;
   },
 ): ApprovalView {
-  const approvers = approversFor(context.policy, approval.toolName, approval.permissionType);
+  const question = questionOf(approval);
+  // A question is its requester's: nobody else is shown as able to answer it.
+  const approvers = question
+    ? { users: [approval.requestedBy], groups: [] }
+    : approversFor(context.policy, approval.toolName, approval.permissionType);
   const effects = context.effectsOf?.(approval.toolName, approval.arguments);
   return {
     requestId: approval.requestId,
@@ -30,7 +34,16 @@ export function presentApproval(
     toolName: approval.toolName,
     permissionType: approval.permissionType,
     summary: redactKnownPatterns(approval.summary),
-    argumentsJson: redactKnownPatterns(JSON.stringify(approval.arguments, null, 2) ?? 'null'),
+    argumentsJson: question
+      ? JSON.stringify(
+          question.kind === 'form'
+            ? { asks: Object.keys(question.schema.properties) }
+            : { asks: 'a visit to a link' },
+          null,
+          2,
+        )
+      : redactKnownPatterns(JSON.stringify(approval.arguments, null, 2) ?? 'null'),
+    ...(question ? { question: question.kind } : {}),
     requestedBy: approval.requestedBy,
     reason: approval.reason ?? undefined,
     createdAt: approval.createdAt,
@@ -40,8 +53,10 @@ export function presentApproval(
       approval.requiredApprovals > 1
         ? { required: approval.requiredApprovals, approvedBy: [...approval.approvedBy] }
         : undefined,
-    editable: approval.decision === null && editFields(approval.arguments, (text) => text) !== undefined,
-    ...(approval.edit
+    editable:
+      !question && approval.decision === null && editFields(approval.arguments, (text) => text) !== undefined,
+    // A question's "edit" is its answer, which stays out of every view.
+    ...(approval.edit && !question
       ? {
           edited: {
             by: approval.edit.by,

@@ -77,3 +77,21 @@ describe('buildApprovalActions', () => {
     }
   });
 });
+
+describe('the buttons of a question put to a requester', () => {
+  it('are Answer… (or Open link…) and Decline on every surface, never Allow or Always allow', () => {
+    const labels = (block: { elements: unknown[] }) =>
+      (block.elements as Button[]).map((button) => [button.action_id, button.text.text]);
+    expect(labels(buildApprovalActions({ ...view, question: 'form' }, 'decide'))).toEqual([
+      ['holdfast.approval.edit', 'Answer…'],
+      ['holdfast.approval.deny', 'Decline'],
+    ]);
+    expect(labels(buildApprovalActions({ ...view, question: 'link' }, 'view-first'))).toEqual([
+      ['holdfast.approval.edit', 'Open link…'],
+      ['holdfast.approval.deny', 'Decline'],
+    ]);
+    expect(labels(buildApprovalActions({ ...view, question: 'form' }, 'deny-only'))).toEqual([
+      ['holdfast.approval.deny', 'Decline'],
+    ]);
+  });
+});

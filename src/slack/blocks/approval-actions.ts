@@ -125,6 +125,21 @@ function viewButton(view: ApprovalView): Button {
  * approver has not seen.
  */
 export function buildApprovalActions(view: ApprovalView, choice: ApprovalChoice): ActionsBlock {
+  if (view.question) {
+    // A question is answered in its own form, whatever the surface shows of it.
+    const answer = requestButton(
+      view,
+      'edit',
+      view.question === 'form' ? 'Answer…' : 'Open link…',
+      'primary',
+    );
+    const decline = requestButton(view, 'deny', 'Decline');
+    return {
+      type: 'actions',
+      block_id: approvalBlockId(view.requestId, view.argsFingerprint),
+      elements: choice === 'deny-only' ? [decline] : [answer, decline],
+    };
+  }
   const elements: Button[] =
     choice === 'decide'
       ? [

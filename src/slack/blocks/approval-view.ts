@@ -26,6 +26,11 @@ export interface ApprovalView {
   approverMentions: { users: string[]; groups: string[] };
   /** Multi-approver requests. */
   quorum?: { required: number; approvedBy: string[] };
+  /**
+   * Set for a question a running call put to its requester: its buttons are Answer… (or Open link…) and
+   * Decline, and only the requester may press them.
+   */
+  question?: 'form' | 'link';
   /** Whether the arguments can be edited in a form before allowing (the card then offers Edit…). */
   editable?: boolean;
   /** Set once an approver edited the arguments: who, and the proposal (redacted JSON) they replaced. */
