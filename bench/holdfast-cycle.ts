@@ -17,7 +17,6 @@ import { createSqliteStore, openDatabase } from '../src/store/index.js';
 import type { SynchronousMode } from '../src/store/open-database.js';
 import type { OutboxEntry } from '../src/store/outbox-message.js';
 import type { AdmissionLimits } from '../src/store/rules/admit-turn.js';
-import { attachWalCheckpointer, WalCheckpointer } from '../src/store/sqlite/wal-checkpointer.js';
 import type { Store } from '../src/store/store.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { countCommits } from './count-commits.js';
@@ -139,9 +138,8 @@ function instantSlack() {
 /** Commits are counted on the connection from before the store prepares its first statement. */
 export function buildHoldfastHarness(file: string, options: HoldfastHarnessOptions): HoldfastHarness {
   const db = openDatabase(file, { synchronous: options.synchronous, pageCheck: options.pageCheck });
-  // As holdfast runs: checkpoints in a worker thread (none at all while a counting pass reads the WAL).
+  // As holdfast runs: SQLite's own checkpoints (none at all while a counting pass reads the WAL).
   if (options.keepWal) db.pragma('wal_autocheckpoint = 0');
-  else attachWalCheckpointer(db, new WalCheckpointer(db, file));
   const commits = countCommits(db);
   const store = createSqliteStore(db);
   return buildHarnessOn(store, {

@@ -29,6 +29,8 @@ const clockTicks = 100; // USER_HZ on Linux
 export async function startApp(options: {
   /** What follows `node` (see `appCommand`). */
   readonly args: readonly string[];
+  /** The checkout the app runs from. */
+  readonly cwd?: string;
   readonly port: number;
   readonly env: Readonly<Record<string, string>>;
   readonly logFile: string;
@@ -40,7 +42,7 @@ export async function startApp(options: {
   // The app gets this environment and nothing of the shell's, apart from what finds node and a home.
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, ...options.args], {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, PORT: String(port) },
     stdio: ['ignore', log, log],
   });

@@ -11,6 +11,8 @@ export interface AppCommand {
   readonly label: string;
   /** Set as production sets it (the Dockerfile's `NODE_ENV=production`), or not at all. */
   readonly env: Readonly<Record<string, string>>;
+  /** The checkout it runs from. */
+  readonly cwd: string;
 }
 
 const here = import.meta.dirname;
@@ -23,13 +25,25 @@ const project = path.join(here, 'tsconfig.app.json');
  * `dist/` is left as it was. `source` runs it as `npm start` does, under tsx, which loads TypeScript at
  * run time and keeps source maps.
  */
-export function appCommand(kind: 'built' | 'source'): AppCommand {
+export function appCommand(kind: 'built' | 'source', checkout?: string): AppCommand {
+  if (checkout !== undefined) {
+    // Another checkout runs from source, under its own tsx: its build would share this one's cache folder.
+    const root = path.resolve(checkout);
+    return {
+      args: ['--import', 'tsx', 'src/main.ts'],
+      plugin: path.join(root, 'bench', 'load', 'noop-plugin.ts'),
+      label: `node --import tsx src/main.ts in ${root}`,
+      env: {},
+      cwd: root,
+    };
+  }
   if (kind === 'source') {
     return {
       args: ['--import', 'tsx', 'src/main.ts'],
       plugin: path.join(here, 'noop-plugin.ts'),
       label: 'node --import tsx src/main.ts',
       env: {},
+      cwd: repoRoot,
     };
   }
   const outDir = readOutDir();
@@ -47,6 +61,7 @@ export function appCommand(kind: 'built' | 'source'): AppCommand {
     plugin: path.join(outDir, 'bench', 'load', 'noop-plugin.js'),
     label: `node ${path.relative(repoRoot, main)} (built with tsc)`,
     env: { NODE_ENV: 'production' },
+    cwd: repoRoot,
   };
 }
 

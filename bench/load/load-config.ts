@@ -35,8 +35,13 @@ export interface LoadConfig {
   readonly seed: number;
   /** Whether the fake Slack enforces Slack's published per-method rate limits (429 with Retry-After). */
   readonly slackLimits: boolean;
-  /** Run the workload twice, limits on and then off, and print both side by side. */
+  /**
+   * Run the workload twice and print both side by side: limits on and then off, or, with `baseline`,
+   * the app in that folder and then this one, both with the limits as `slackLimits` says.
+   */
   readonly compare: boolean;
+  /** Another checkout of holdfast (its own `node_modules` in reach) to compare this one against. */
+  readonly baseline: string | undefined;
   /** How long to wait for the backlog after the last mention before calling the rest lost. */
   readonly drainTimeoutSeconds: number;
   /** After the last answer, how long the final reactions, streams and card rewrites may take to settle. */
@@ -75,6 +80,7 @@ const schema = z.object({
   BENCH_LOAD_SEED: number(1, 0, 2 ** 31),
   BENCH_LOAD_SLACK_LIMITS: z.enum(['on', 'off']).optional().default('on'),
   BENCH_LOAD_COMPARE: z.enum(['0', '1']).optional().default('0'),
+  BENCH_LOAD_BASELINE: z.string().min(1).optional(),
   BENCH_LOAD_SETTLE_S: number(30, 0, 600),
   BENCH_SYNCHRONOUS: z.enum(['OFF', 'NORMAL', 'FULL', 'EXTRA']).optional().default('FULL'),
   BENCH_LOAD_APP: z.enum(['built', 'source']).optional().default('built'),
@@ -149,6 +155,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     seed: Math.trunc(e.BENCH_LOAD_SEED),
     slackLimits: e.BENCH_LOAD_SLACK_LIMITS === 'on',
     compare: e.BENCH_LOAD_COMPARE === '1',
+    baseline: e.BENCH_LOAD_BASELINE,
     drainTimeoutSeconds: e.BENCH_LOAD_DRAIN_TIMEOUT_S ?? defaults.drain,
     settleSeconds: e.BENCH_LOAD_SETTLE_S,
     synchronous: e.BENCH_SYNCHRONOUS,

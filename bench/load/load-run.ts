@@ -69,6 +69,7 @@ export async function runLoad(
       logFile,
       startTimeoutMs: 60_000,
       args: command.args,
+      cwd: command.cwd,
       cpuProfileDir: config.cpuProfileDir,
       env: {
         ...command.env,

@@ -37,7 +37,13 @@ function printConfig(command: AppCommand, plan: Workload): void {
       'latency',
       `Slack ${config.slackLatencyMs} ms per call, model ${range(config.modelLatencyMs)} (seed ${config.seed})`,
     ],
-    ['Slack rate limits', config.compare ? 'on, then off' : config.slackLimits ? 'on' : 'off'],
+    [
+      'Slack rate limits',
+      config.compare && config.baseline === undefined ? 'on, then off' : config.slackLimits ? 'on' : 'off',
+    ],
+    ...(config.compare && config.baseline !== undefined
+      ? ([['compared with', config.baseline]] as Array<[string, string]>)
+      : []),
     ['drain / settle timeout', `${config.drainTimeoutSeconds} s / ${config.settleSeconds} s`],
     ['HOLDFAST_DB_SYNCHRONOUS', config.synchronous],
     ...Object.entries(config.appEnv),
@@ -49,12 +55,25 @@ function printConfig(command: AppCommand, plan: Workload): void {
 async function main(): Promise<void> {
   const command = appCommand(config.app);
   printConfig(command, workload);
-  const settings = config.compare ? [true, false] : [config.slackLimits];
+  const limitsTitle = (limits: boolean) => `limits ${limits ? 'on' : 'off'}`;
+  const plans: Array<{ title: string; command: AppCommand; limits: boolean }> =
+    config.compare && config.baseline !== undefined
+      ? [
+          { title: 'baseline', command: appCommand(config.app, config.baseline), limits: config.slackLimits },
+          { title: 'this', command, limits: config.slackLimits },
+        ]
+      : (config.compare ? [true, false] : [config.slackLimits]).map((limits) => ({
+          title: limitsTitle(limits),
+          command,
+          limits,
+        }));
   const runs: Array<{ title: string; results: Results }> = [];
-  for (const limits of settings) {
-    const title = `limits ${limits ? 'on' : 'off'}`;
-    process.stdout.write(`\nrunning with Slack limits ${limits ? 'on' : 'off'}…\n`);
-    const run = await runLoad(config, command, workload, limits);
+  for (const plan of plans) {
+    const { title, limits } = plan;
+    process.stdout.write(
+      `\nrunning ${title} (${plan.command.label}) with Slack limits ${limits ? 'on' : 'off'}…\n`,
+    );
+    const run = await runLoad(config, plan.command, workload, limits);
     runs.push({ title, results: run.results });
     if (run.exitedEarly !== undefined) {
       process.stdout.write(`the app stopped on its own (${run.exitedEarly}); its log is ${run.logFile}\n`);

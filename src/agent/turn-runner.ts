@@ -169,9 +169,6 @@ export class TurnRunner {
     const takeStartedCall = async (transcriptId: string, toolCallId: string) => {
       if (startedCall?.transcriptId !== transcriptId || startedCall.toolCallId !== toolCallId) return false;
       startedCall = undefined;
-      // Invariant 7: the approved call runs only once its decision and its started marker are on disk;
-      // the reads and the plan before it were free to overlap with that commit's sync.
-      await claim.onDisk;
       return true;
     };
     try {

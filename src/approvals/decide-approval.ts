@@ -1,6 +1,6 @@
 import { isQuestion, questionOf } from '../agent/person-question.js';
 import type { Approval } from '../store/records.js';
-import type { ClaimedTurn, DecisionInput, Lease } from '../store/store.js';
+import type { DecisionInput, Lease } from '../store/store.js';
 import { bindingMismatch, isRecordedCard } from './binding-mismatch.js';
 import type { DecideApprovalDeps } from './decide-approval-deps.js';
 import type { DecisionOutcome } from './decision-outcome.js';
@@ -49,8 +49,6 @@ export async function decideApproval(
     readonly lease?: Lease;
     /** Who sends the card rewrites the decision writes. */
     readonly deliverAs?: Lease;
-    /** Hears of the resume claim at commit, where the store can tell it then (see `ResolveOptions`). */
-    readonly onClaimed?: (claim: ClaimedTurn) => void;
   } = {},
 ): Promise<DecisionOutcome> {
   const editing = request.action === 'allow' ? request.edit : undefined;
@@ -133,7 +131,7 @@ export async function decideApproval(
           ...(request.action === 'always' && request.grant ? { grant: request.grant } : {}),
           ...(edit ? { edit } : {}),
         },
-        { lease: options.lease, deliverAs: options.deliverAs, card: newCard, onClaimed: options.onClaimed },
+        { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
       );
   switch (result.type) {
     case 'unknown':

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { DeliveryProgress, OutboxEntry, SentPart } from '../store/outbox-message.js';
 import type { ClaimToken, CompletedDelivery, Lease, Store } from '../store/store.js';
+import { isStoreFault, StoreStoppedError } from '../store/store-errors.js';
 import { claimStep } from './claim-step.js';
 import type { DeliveryPort } from './delivery-port.js';
 import { cardRequestsOf, laneOf, type OutboxLane } from './outbox-lanes.js';
@@ -43,7 +44,7 @@ export class OutboxWorker {
   readonly #wakeups = new Map<string, { readonly at: number; readonly timer: NodeJS.Timeout }>();
   /** Rows whose last attempt here ended without a recorded outcome: their claim must not be reused. */
   readonly #unsettled = new Set<number>();
-  /** Delivered rows whose completion rides along in a coming commit, by row id. */
+  /** Delivered rows whose completion is being recorded, by row id. */
   readonly #recording = new Map<number, { readonly entry: OutboxEntry; readonly done: Promise<void> }>();
   #stopped = false;
 
@@ -112,22 +113,33 @@ export class OutboxWorker {
   }
 
   /**
-   * Records a delivered row without a commit of its own (see `OutboxStore.completeSoon`); the drain
-   * carries on past it meanwhile.
+   * Records a delivered row (see `OutboxStore.completeSoon`); the drain carries on past it meanwhile.
+   * Slack has the message, so a fault that passes (a lock held too long, a full disk) is waited out and
+   * the marker written once it clears: the thread goes on then, not when the claim lapses.
    */
   #record(entry: OutboxEntry, delivery: CompletedDelivery): void {
     const { store, logger } = this.#options;
-    const done = store.outbox.completeSoon(delivery).then(
-      (recorded) => {
-        if (!recorded)
-          logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
-      },
-      (error: unknown) => {
-        // Not recorded: the row stays claimed until its claim lapses, then the sweep reconciles it.
-        logger.error({ err: error, outboxId: entry.id }, 'could not record a delivered row');
-        this.#unsettled.add(entry.id);
-      },
-    );
+    const done = (async () => {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          if (!(await store.outbox.completeSoon(delivery)))
+            logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
+          return;
+        } catch (error) {
+          if (this.#stopped || !isStoreFault(error) || error instanceof StoreStoppedError) {
+            // Not recorded: the row stays claimed until its claim lapses, then the sweep reconciles it.
+            logger.error({ err: error, outboxId: entry.id }, 'could not record a delivered row');
+            this.#unsettled.add(entry.id);
+            return;
+          }
+          logger.warn(
+            { err: error, outboxId: entry.id },
+            'could not record delivered messages yet; retrying',
+          );
+          await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 1_000)));
+        }
+      }
+    })();
     const settled = done.finally(() => {
       this.#recording.delete(entry.id);
     });
@@ -229,10 +241,6 @@ export class OutboxWorker {
       if (entry.message.type === 'card-update') await this.#cardsRecorded(entry.message.requestId);
       const parts = progress.parts ?? [...(await port.plan(entry))];
       progress = { ...progress, parts };
-      // Invariant 8: nothing is shown before the commit it comes from is on disk. The row may have been
-      // read the moment it committed (a kick at commit, or a drain already running); its sync is then
-      // still under way, and this joins it.
-      if (progress.sent.length < parts.length) await store.durable?.();
       for (let index = progress.sent.length; index < parts.length; index += 1) {
         // Each part is recorded before the next is sent: a retry resumes at the first part not sent.
         if (unrecorded) {

@@ -13,7 +13,7 @@ import type { OutboxWorker } from '../outbox/outbox-worker.js';
 import { redactKnownPatterns } from '../secrets/index.js';
 import type { Approval } from '../store/records.js';
 import { defaultAdmissionLimits } from '../store/rules/admit-turn.js';
-import type { ClaimedTurn, EnqueueResult, NewTurn, Store } from '../store/store.js';
+import type { EnqueueResult, NewTurn, Store } from '../store/store.js';
 import type { AgentCache } from './agent-cache.js';
 import { InboundQueue } from './inbound-queue.js';
 import { createProcessIdentity, type ProcessIdentity } from './process-identity.js';
@@ -118,7 +118,6 @@ export class Runtime {
    * (Slack's message/app_mention pair) is the same refusal.
    */
   async submit(message: IncomingMessage, options: { auditRefusal?: boolean } = {}): Promise<EnqueueResult> {
-    const start = this.#startOnce();
     const result = await this.store.turns.enqueue(
       {
         ...message,
@@ -128,7 +127,6 @@ export class Runtime {
       },
       this.#runner.lease,
       this.#options.admission ?? defaultAdmissionLimits,
-      start.run,
     );
     if (result.type === 'refused' && options.auditRefusal !== false) {
       await this.store.audit.record({
@@ -141,8 +139,8 @@ export class Runtime {
         'message refused: too much unfinished work',
       );
     }
-    if (result.type === 'enqueued' && !start.started) {
-      if (result.claim) start.run(result.claim);
+    if (result.type === 'enqueued') {
+      if (result.claim) void this.#scheduler.runClaimed(result.claim);
       else void this.#scheduler.drain(result.turn.conversationId);
     }
     return result;
@@ -150,7 +148,6 @@ export class Runtime {
 
   /** A human's decision; when it completes the turn's set of decisions, the turn resumes. */
   async decide(request: DecisionRequest): Promise<DecisionOutcome> {
-    const start = this.#startOnce();
     const outcome = await decideApproval(
       {
         store: this.store,
@@ -162,7 +159,7 @@ export class Runtime {
         definitionChanged: (approval) => this.#definitionChanged(approval),
       },
       request,
-      { lease: this.#runner.lease, deliverAs: this.#outbox?.lease, onClaimed: start.run },
+      { lease: this.#runner.lease, deliverAs: this.#outbox?.lease },
     );
     const told = outcome.type === 'refused' && outcome.reason === 'definition-changed';
     if (
@@ -173,29 +170,11 @@ export class Runtime {
     ) {
       this.#outbox?.kick(outcome.approval.conversationId);
     }
-    if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady && !start.started) {
-      if (outcome.claim) start.run(outcome.claim);
+    if ((outcome.type === 'decided' || outcome.type === 'expired') && outcome.turnReady) {
+      if (outcome.claim) void this.#scheduler.runClaimed(outcome.claim);
       else void this.#scheduler.resume(outcome.approval.conversationId, outcome.approval.turnId);
     }
     return outcome;
-  }
-
-  /**
-   * Starts a claimed turn once: a store that commits before its disk has the commit hands the claim over
-   * at commit (`onClaimed`), the others return it in the result, and the caller falls back on that.
-   */
-  #startOnce(): { readonly run: (claim: ClaimedTurn) => void; readonly started: boolean } {
-    const scheduler = this.#scheduler;
-    let started = false;
-    return {
-      run(claim) {
-        started = true;
-        void scheduler.runClaimed(claim);
-      },
-      get started() {
-        return started;
-      },
-    };
   }
 
   /**

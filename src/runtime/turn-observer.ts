@@ -9,12 +9,7 @@ import type { Turn } from '../store/records.js';
  * this is best effort and may be repeated after a crash.
  */
 export interface TurnObserver {
-  /**
-   * `onDisk`, when given, resolves once the commit that claimed the turn (a click's decision, a new
-   * message) is on disk: nothing about the turn shows before, since a crash would lose the claim and the
-   * thread would say that work goes on which never does.
-   */
-  turnStarting(turn: Turn, onDisk?: Promise<void>): Promise<void>;
+  turnStarting(turn: Turn): Promise<void>;
   turnSettled(outcome: TurnOutcome): Promise<void>;
   /** What the turn is doing, as it happens (the answer's text, its tool calls). Must not block. */
   turnProgress?(turn: Turn, event: TurnProgress): void;

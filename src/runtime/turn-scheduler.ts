@@ -204,7 +204,7 @@ export class TurnScheduler {
     const before: Turn['status'] | undefined =
       claimed?.mode === 'resume' ? 'awaiting_approval' : claimed?.mode === 'start' ? 'queued' : undefined;
     const shown: Turn | undefined = before && turn ? { ...turn, status: before } : turn;
-    if (shown) await this.#notify(() => observer.turnStarting(shown, claimed?.onDisk), logger);
+    if (shown) await this.#notify(() => observer.turnStarting(shown), logger);
     const outcome = claimed
       ? await runner.runClaimed(claimed, signal)
       : how === 'resume'

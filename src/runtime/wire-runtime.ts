@@ -89,7 +89,7 @@ export function wireRuntime(
         },
       })
     : undefined;
-  // Rows this process writes are read and planned the moment they commit; sent once on disk.
+  // Rows this process writes are delivered the moment they commit.
   if (outbox) options.store.outbox.listen?.((conversationId) => outbox.kick(conversationId));
   const runner = new TurnRunner({
     store: options.store,
@@ -124,7 +124,7 @@ export function wireRuntime(
     store: options.store,
     runner,
     observer: {
-      turnStarting: (turn, onDisk) => observer.turnStarting(turn, onDisk),
+      turnStarting: (turn) => observer.turnStarting(turn),
       deliveryFailed: (entry) => observer.deliveryFailed(entry),
       turnSettled: async (outcome) => {
         // Whatever the turn's commit wrote to the outbox goes out now, not at the next sweep.

@@ -6,7 +6,6 @@ import { checkPagesInBackground, startupPageCheckLimitBytes } from '../store/che
 import type { DatabaseCorruptError } from '../store/index.js';
 import { createSqliteStore, openDatabase, type Store } from '../store/index.js';
 import { redactPostgresUrl } from '../store/postgres/postgres-url.js';
-import { attachWalCheckpointer, WalCheckpointer } from '../store/sqlite/wal-checkpointer.js';
 
 export interface OpenedStore {
   readonly store: Store;
@@ -48,24 +47,7 @@ export async function openStore(
     synchronous: config.synchronous,
     pageCheck: large ? 'skip' : 'now',
   });
-  // Checkpoints run beside the event loop, not in the middle of a commit (see WalCheckpointer).
-  attachWalCheckpointer(
-    db,
-    new WalCheckpointer(db, config.databasePath, {
-      onFailure: (error) => {
-        deps.logger.warn(
-          { err: error },
-          'WAL checkpoints stopped running beside the event loop; SQLite now runs them inside commits',
-        );
-      },
-    }),
-  );
-  const store = createSqliteStore(db, {
-    now: deps.now,
-    onDeferredFailure: (error) => {
-      deps.logger.warn({ err: error }, 'could not record delivered messages yet; retrying');
-    },
-  });
+  const store = createSqliteStore(db, { now: deps.now });
   const damage = large
     ? checkPagesInBackground(config.databasePath).catch((error: unknown) => {
         deps.logger.warn({ err: error }, 'could not check the database pages');

@@ -3,7 +3,6 @@ import Database from 'better-sqlite3';
 import { checkPagesNow } from './check-pages.js';
 import { migrations as allMigrations, latestSchemaVersion, type Migration } from './migrations.js';
 import { registerAuditHash } from './sqlite/audit-chain-function.js';
-import { attachWalSync, WalSync, walSyncOf } from './sqlite/wal-sync.js';
 import {
   DatabaseCorruptError,
   DatabaseLockedError,
@@ -64,20 +63,15 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     // A log that grew through a burst (or behind a long reader) goes back to this size when it next
     // restarts, instead of keeping its largest size on disk until holdfast stops.
     db.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
-    const synchronous = options.synchronous ?? 'FULL';
-    if (synchronous === 'FULL' && file !== ':memory:') {
-      // FULL's guarantee, with the WAL's fsync off the event loop (see WalSync).
-      db.pragma('synchronous = NORMAL');
-      attachWalSync(db, new WalSync(file));
-    } else {
-      db.pragma(`synchronous = ${synchronous}`);
-    }
+    // FULL fsyncs the WAL inside every COMMIT: a write's promise resolves only once it is on disk, so
+    // nothing anyone sees (an acknowledgement, a tool run, a card) gets ahead of what was kept. SQLite
+    // checkpoints the log itself (every 1,000 pages).
+    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     // Table rebuilds in migrations must not trip foreign keys half way; they are checked afterwards.
     db.pragma('foreign_keys = OFF');
     if (file !== ':memory:' && options.pageCheck !== 'skip') checkPagesNow(db, file);
     registerAuditHash(db);
     migrate(db, file, migrations);
-    walSyncOf(db)?.syncNow();
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {

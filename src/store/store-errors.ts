@@ -97,6 +97,19 @@ export class StoreUnavailableError extends HoldfastError {
   }
 }
 
+/**
+ * A write failed on disk earlier in this process (`reason`: its SQLite code): nothing more is written
+ * until a restart, which recovers from what the disk really holds.
+ */
+export class StoreStoppedError extends StoreUnavailableError {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.message =
+      `A write to the database failed on disk (${reason}), so this process writes nothing more until ` +
+      'it is restarted; nothing was saved.';
+  }
+}
+
 /** A fault that passes: a retry after it clears succeeds without a restart. */
 export function isStoreFault(error: unknown): error is StoreBusyError | StoreUnavailableError {
   return error instanceof StoreBusyError || error instanceof StoreUnavailableError;

@@ -41,8 +41,8 @@ export type { WorkNotice, WorkNotices } from './ports/work-notices.js';
 /**
  * Everything holdfast keeps. Each method that writes is one atomic transaction; callers never compose
  * transactions, which is what lets a PostgreSQL implementation slot in behind the same interface.
- * Methods are async for that reason, and on SQLite too: its writes share a group commit whose WAL sync
- * runs off the event loop, so a write resolves once its commit is written (and, where it says so, synced).
+ * Methods are async for that reason; on SQLite each write is a transaction of its own, and its promise
+ * resolves once the commit is on disk (`synchronous=FULL`).
  */
 export interface Store {
   readonly conversations: ConversationStore;
@@ -67,16 +67,11 @@ export interface Store {
    */
   waiting(): Promise<WaitingWork>;
   /**
-   * A fault only a restart clears, once it has happened: a failed WAL fsync (see WalSync). The process is
-   * then no longer alive in any useful sense, and says so on `/health`.
+   * A fault only a restart clears, once it has happened: a write that failed on disk (see
+   * `writesStopped`), after which nothing more is written. The process is then no longer alive in any
+   * useful sense, and says so on `/health`.
    */
   fault?(): Error | undefined;
-  /**
-   * Resolves once every commit this process has made is on disk. A store whose commits return before the
-   * disk has them (SQLite's WAL, see `WalSync`) has it; what reads a row another write of this process
-   * committed and shows it to someone waits for it first.
-   */
-  durable?(): Promise<void>;
   /** A store with a connection pool finishes closing asynchronously; await it where that matters. */
   close(): void | Promise<void>;
 }

@@ -86,7 +86,7 @@ describe('holdfast killed at a named point (SIGKILL, or SIGTERM as a deploy), th
     const answers = world.answers(threadTs);
     expect(answers.length).toBeGreaterThan(2);
     expect(answers.map(sectionText).join('\n\n')).toBe(expected);
-    // Delivery markers ride in the next commit (deferred a few ms), so the row turns 'sent' just after the post.
+    // The delivery marker is written just after the post, so the row turns 'sent' a moment later.
     await expect
       .poll(() => world.rows("SELECT status FROM outbox WHERE key LIKE 'answer:%'"), { timeout: 10_000 })
       .toEqual([{ status: 'sent' }]);

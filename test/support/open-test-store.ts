@@ -13,10 +13,10 @@ export interface TestStore {
 /** The real SQLite store on `file`, closed when the test finishes. Call it inside a test. */
 export function openTestStore(
   file: string,
-  options: OpenDatabaseOptions & { readonly now?: () => number; readonly deferredFlushMs?: number } = {},
+  options: OpenDatabaseOptions & { readonly now?: () => number } = {},
 ): TestStore {
   const db = openDatabase(file, options);
-  const store = createSqliteStore(db, { now: options.now, deferredFlushMs: options.deferredFlushMs });
+  const store = createSqliteStore(db, { now: options.now });
   onTestFinished(() => store.close());
   return { db, store, file };
 }

@@ -46,8 +46,7 @@ const defaultShowAfterMs = 4_000;
 /** What people see of a turn still running, and what its answer replaces. */
 export interface LiveAnswers {
   /** A turn starts (or resumes) here: a message another process left open for it is closed first. */
-  /** `onDisk`: nothing opens before the turn's claim is on disk (see `TurnObserver.turnStarting`). */
-  starting(turn: Turn, onDisk?: Promise<void>): void;
+  starting(turn: Turn): void;
   progress(turn: Turn, event: TurnProgress): void;
   /** The turn stopped here without an end (shutdown, lost lease): what it showed is left for recovery. */
   abandon(turnId: string): void;
@@ -123,7 +122,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
   };
 
   return {
-    starting(turn, onDisk) {
+    starting(turn) {
       live.get(turn.id)?.cancel();
       const message = new LiveTurnMessage({
         turn,
@@ -132,10 +131,7 @@ export function createLiveAnswers(deps: LiveAnswersDeps): LiveAnswers {
         slack,
         logger,
         record: (stored) => store.liveMessages.record(turn.id, { ...stored, owner: deps.owner() }),
-        before: async () => {
-          await onDisk;
-          await closeAbandoned(turn.id);
-        },
+        before: () => closeAbandoned(turn.id),
       });
       live.set(turn.id, message);
     },

@@ -95,17 +95,14 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
   };
 
   return {
-    turnStarting: (turn, onDisk) => {
-      deps.live?.starting(turn, onDisk);
+    turnStarting: (turn) => {
+      deps.live?.starting(turn);
       stopTimers(turn.id);
       if (!follow(turn)) return Promise.resolve();
-      // Invariant 8: a claim handed over at its commit shows nothing until that commit is on disk.
-      const claimKept = onDisk ?? Promise.resolve();
       const state: RunningTurn = { timer: undefined, refresh: undefined };
       running.set(turn.id, state);
       // Resumed after a decision: it no longer waits on people.
-      if (turn.status === 'awaiting_approval')
-        decor.wish(turn.id, { reaction: 'none', certain: false }, claimKept);
+      if (turn.status === 'awaiting_approval') decor.wish(turn.id, { reaction: 'none', certain: false });
       const showWorking = () => {
         state.timer = undefined;
         if (deps.busy?.()) {
@@ -113,7 +110,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
           state.timer.unref();
           return;
         }
-        decor.wish(turn.id, { reaction: 'working', session: 'processing', certain: false }, claimKept);
+        decor.wish(turn.id, { reaction: 'working', session: 'processing', certain: false });
         state.refresh = setInterval(() => {
           decor.wish(turn.id, { session: 'processing', certain: false, resend: true });
         }, statusRefreshMs);

@@ -61,8 +61,6 @@ interface Shown {
     };
   };
   scheduled: boolean;
-  /** What a merged wish waits for before it is sent (see `wish`). */
-  after: Promise<unknown> | undefined;
 }
 
 /**
@@ -101,7 +99,6 @@ export class ThreadDecor {
       sessionMaybeElsewhere: inherited.session ?? false,
       pending: {},
       scheduled: false,
-      after: undefined,
     });
   }
 
@@ -110,11 +107,8 @@ export class ThreadDecor {
     return this.#turns.get(turnId)?.reactions.has(statusReactions[status]) ?? false;
   }
 
-  /**
-   * Asks for the turn's message to show `wish`; `after`: the lane waits for it first (a claim's commit
-   * reaching the disk) without holding a slot.
-   */
-  wish(turnId: string, wish: DecorWish, after?: Promise<unknown>): void {
+  /** Asks for the turn's message to show `wish`. */
+  wish(turnId: string, wish: DecorWish): void {
     const shown = this.#turns.get(turnId);
     if (!shown) return;
     // A certain wish replaced by a later one keeps it certain: a state that must land is never dropped.
@@ -133,27 +127,15 @@ export class ThreadDecor {
               when: wish.sessionWhen,
             },
     };
-    if (shown.scheduled) {
-      // Merged into a send not made yet: it waits for this wish's commit too.
-      if (after) shown.after = Promise.all([shown.after, after]);
-      return;
-    }
+    // Merged into a send not made yet.
+    if (shown.scheduled) return;
     shown.scheduled = true;
-    void this.#lanes.add(
-      conversationId(shown.thread),
-      async () => {
-        while (shown.after) {
-          const waiting = shown.after;
-          shown.after = undefined;
-          await waiting;
-        }
-        shown.scheduled = false;
-        const pending = shown.pending;
-        shown.pending = {};
-        await this.#apply(turnId, shown, pending);
-      },
-      after,
-    );
+    void this.#lanes.add(conversationId(shown.thread), async () => {
+      shown.scheduled = false;
+      const pending = shown.pending;
+      shown.pending = {};
+      await this.#apply(turnId, shown, pending);
+    });
   }
 
   /** The turn is over here: once what was asked is sent, nothing more is kept of it. */

@@ -32,26 +32,4 @@ describe('ThreadLanes', () => {
     expect(ran).toEqual(['first', 'second', 'third']);
     expect(entries.filter((entry) => entry.msg === 'could not update the thread status')).toHaveLength(1);
   });
-
-  it('holds no slot while an update waits for what it comes after', async () => {
-    const { logger } = createTestLogger();
-    const lanes = new ThreadLanes(logger, { slots: 1 });
-    const ran: string[] = [];
-    const onDisk = gate();
-    void lanes.add(
-      'T:C:1',
-      async () => {
-        ran.push('after the disk');
-      },
-      onDisk.opened,
-    );
-    void lanes.add('T:C:2', async () => {
-      ran.push('another thread');
-    });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(ran).toEqual(['another thread']);
-    onDisk.open();
-    await lanes.idle();
-    expect(ran).toEqual(['another thread', 'after the disk']);
-  });
 });

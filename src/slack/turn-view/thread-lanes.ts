@@ -16,13 +16,9 @@ export class ThreadLanes {
     this.#slots = new PQueue({ concurrency: options.slots ?? 64 });
   }
 
-  /**
-   * Queues `work` behind the thread's earlier updates and returns at once. `after`: the lane waits for it
-   * before the work takes a slot, so a wait (for the disk) holds none.
-   */
-  add(conversationId: string, work: () => Promise<void>, after?: Promise<unknown>): Promise<void> {
+  /** Queues `work` behind the thread's earlier updates and returns at once. */
+  add(conversationId: string, work: () => Promise<void>): Promise<void> {
     const lane = (this.#lanes.get(conversationId) ?? Promise.resolve())
-      .then(() => after)
       .then(() => this.#slots.add(work))
       .catch((error: unknown) =>
         this.#logger.debug({ err: error, conversationId }, 'could not update the thread status'),

@@ -57,12 +57,6 @@ export interface ResolveOptions {
   readonly card?: { readonly channel: string; readonly ts: string };
   /** Who sends the card rewrites this decision writes to the outbox. */
   readonly deliverAs?: Lease;
-  /**
-   * A store that commits before its disk has the commit (SQLite's WAL) hands the resume claim over here
-   * at commit, with `onDisk` set, while the decision's promise waits for the disk; one that does not
-   * call it returns the claim in the result as usual.
-   */
-  readonly onClaimed?: (claim: ClaimedTurn) => void;
 }
 
 export type ResolveResult =

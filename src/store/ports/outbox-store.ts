@@ -10,10 +10,9 @@ export interface Effects {
 
 export interface OutboxStore {
   /**
-   * Tells `listener` the conversation of each row this process writes, the moment its commit is made and
-   * before the disk has it (see `Store.durable`), so the rows are read and planned while it syncs. Only
-   * a store whose commits return before they are on disk has it; elsewhere the kick after each state
-   * change is as early.
+   * Tells `listener` the conversation of each row this process writes, the moment its commit is made, so
+   * the worker is kicked for every write, not only those followed by an explicit kick. Optional: the
+   * kick after each state change, and the sweep, deliver the rows without it.
    */
   listen?(listener: (conversationId: string) => void): void;
   /** Rows written on their own (not as part of a turn's state change), e.g. a notice to a requester. */
@@ -52,8 +51,8 @@ export interface OutboxStore {
    */
   complete(deliveries: readonly CompletedDelivery[]): Promise<boolean[]>;
   /**
-   * A row delivered, recorded without a commit of its own: with the next commit this process makes, or
-   * within a few milliseconds. Resolves once it is recorded (false: the claim is no longer ours). If the
+   * A row delivered, recorded soon: a store may carry it in the next commit this process makes (PostgreSQL
+   * does, within a few milliseconds). Resolves once it is recorded (false: the claim is no longer ours). If the
    * process dies first, the row's claim lapses and the sweep reconciles it: nothing is posted twice.
    */
   completeSoon(delivery: CompletedDelivery): Promise<boolean>;

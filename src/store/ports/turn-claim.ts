@@ -31,12 +31,6 @@ export type ClaimResult =
        */
       readonly startedCall?: { readonly transcriptId: string; readonly toolCallId: string };
       /**
-       * Set when the claim is handed over at its commit, before the disk has it (SQLite's WAL, see
-       * `WalSync`): resolves once it does. The runner may read and plan meanwhile; the started call
-       * does not run before (its decision and its marker are in that commit).
-       */
-      readonly onDisk?: Promise<void>;
-      /**
        * The turn's conversation as the claim's own commit read it, when it had reason to (a new turn is
        * claimed as its conversation is written): the runner reads it otherwise.
        */

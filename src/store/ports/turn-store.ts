@@ -47,18 +47,9 @@ export interface TurnStore {
    * lease, a turn that could start now is claimed in the same transaction. With limits, a thread or a
    * person with too much unfinished work is refused (see `admitTurn`), atomically with the count.
    *
-   * The promise resolves once the turn is on disk: what acknowledges a message waits for it. A store
-   * that commits before its disk has the commit (SQLite's WAL, see `WalSync`) hands a claimed turn to
-   * `onClaimed` at commit, so the turn's model call need not wait for the disk: whatever the turn shows
-   * anyone waits for a later commit to be on disk, and the log keeps commits in order. A store that
-   * does not call it returns the claim in the result as usual.
+   * The promise resolves once the turn is on disk: what acknowledges a message waits for it.
    */
-  enqueue(
-    turn: NewTurn,
-    lease?: Lease,
-    limits?: AdmissionLimits,
-    onClaimed?: (claim: ClaimedTurn) => void,
-  ): Promise<EnqueueResult>;
+  enqueue(turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): Promise<EnqueueResult>;
   get(id: string): Promise<Turn | undefined>;
   /**
    * Takes the turn for this process. A queued turn starts (its user message joins the transcript in the

@@ -10,8 +10,8 @@ import {
 } from '../rules/plan-decision.js';
 import type { DecisionInput, Lease, RebindResult, ResolveOptions, ResolveResult } from '../store.js';
 import { prepareApprovalRows } from './sqlite-approval-rows.js';
-import { handClaimAtCommit, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
-import { queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
+import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 
@@ -95,39 +95,40 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     return true;
   };
 
-  const resolveInside = db.transaction((input: DecisionInput, options: ResolveOptions): ResolveResult => {
-    const { lease, deliverAs } = options;
-    const at = now();
-    // The clicked message is a card of this request whatever the outcome: its ts may never have been
-    // recorded (the process died right after posting it), and it must be rewritten with the others.
-    const row = byId.get(input.requestId);
-    if (!row) return { type: 'unknown' };
-    if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
-    const snapshot = snapshotOf(row);
-    const plan = planDecision(snapshot, input, at);
-    if (plan.writes === undefined) return { type: plan.type, approval: snapshot.approval };
-    if (!apply(snapshot.approval, plan.writes, at, deliverAs)) {
-      // Another decision came first.
-      const latest = byId.get(row.request_id);
-      return { type: 'already-decided', approval: latest ? toApproval(latest) : snapshot.approval };
-    }
-    if (plan.type === 'vote-recorded') {
-      return { type: 'vote-recorded', approval: plan.approval, remaining: plan.remaining };
-    }
-    // The decision that completes a turn's set also claims it for resume, in the same commit.
-    const ready = plan.writes.turnReady;
-    const claim = ready && lease ? claimTurn(row.turn_id, lease) : undefined;
-    return {
-      type: plan.type,
-      approval: plan.approval,
-      turnReady: ready,
-      claim: claim?.type === 'claimed' ? claim : undefined,
-    };
-  });
-  // The resumed turn may read and plan while the decision's commit reaches the disk; the call it runs
-  // first waits for `onDisk` (see `ClaimedTurn.onDisk`), as the clicker's reply waits for the promise.
+  const resolveInside = writeTransaction(
+    db,
+    (input: DecisionInput, options: ResolveOptions): ResolveResult => {
+      const { lease, deliverAs } = options;
+      const at = now();
+      // The clicked message is a card of this request whatever the outcome: its ts may never have been
+      // recorded (the process died right after posting it), and it must be rewritten with the others.
+      const row = byId.get(input.requestId);
+      if (!row) return { type: 'unknown' };
+      if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
+      const snapshot = snapshotOf(row);
+      const plan = planDecision(snapshot, input, at);
+      if (plan.writes === undefined) return { type: plan.type, approval: snapshot.approval };
+      if (!apply(snapshot.approval, plan.writes, at, deliverAs)) {
+        // Another decision came first.
+        const latest = byId.get(row.request_id);
+        return { type: 'already-decided', approval: latest ? toApproval(latest) : snapshot.approval };
+      }
+      if (plan.type === 'vote-recorded') {
+        return { type: 'vote-recorded', approval: plan.approval, remaining: plan.remaining };
+      }
+      // The decision that completes a turn's set also claims it for resume, in the same commit.
+      const ready = plan.writes.turnReady;
+      const claim = ready && lease ? claimTurn(row.turn_id, lease) : undefined;
+      return {
+        type: plan.type,
+        approval: plan.approval,
+        turnReady: ready,
+        claim: claim?.type === 'claimed' ? claim : undefined,
+      };
+    },
+  );
   const resolve = (input: DecisionInput, options: ResolveOptions = {}): Promise<ResolveResult> =>
-    queueWrite(db, () => resolveInside(input, options), { onCommit: handClaimAtCommit(options.onClaimed) });
+    resolveInside(input, options);
 
   const expireOverdue = writeTransaction(db, (limit: number): Approval[] => {
     const at = now();

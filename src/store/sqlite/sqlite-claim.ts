@@ -1,7 +1,7 @@
 import { type TurnRow, toolCallsSchema, toTurn } from '../row-mappers.js';
 import { decideClaim } from '../rules/claim-turn.js';
 import { nextCallToRun } from '../rules/next-call.js';
-import type { ClaimedTurn, ClaimOptions, ClaimResult, Lease } from '../store.js';
+import type { ClaimOptions, ClaimResult, Lease } from '../store.js';
 import type { SqliteContext } from './sqlite-context.js';
 
 // turns_open's condition word for word (migrations.ts): a query that repeats it can use that partial index.
@@ -18,17 +18,6 @@ export function prepareReadyMark({ db }: SqliteContext): (turnId: string, at: nu
   );
   return (turnId, at) => {
     mark.run({ turnId, at });
-  };
-}
-
-/**
- * A write's commit listener that hands the claim its result carries to `onClaimed` at commit, with the
- * wait for the disk the claimed turn's first call must not run before (`ClaimedTurn.onDisk`).
- */
-export function handClaimAtCommit(onClaimed: ((claim: ClaimedTurn) => void) | undefined) {
-  return (result: object, onDisk: Promise<void>) => {
-    const claim = 'claim' in result ? (result.claim as ClaimedTurn | undefined) : undefined;
-    if (claim) onClaimed?.({ ...claim, onDisk });
   };
 }
 

@@ -1,11 +1,8 @@
 import type Database from 'better-sqlite3';
 import { sqliteCode } from '../open-database.js';
 import type { Fence } from '../store.js';
-import { LeaseLostError, StoreBusyError, StoreUnavailableError } from '../store-errors.js';
-import { deferredWritesOf } from './deferred-writes.js';
+import { LeaseLostError, StoreBusyError, StoreStoppedError, StoreUnavailableError } from '../store-errors.js';
 import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
-import { walSyncOf } from './wal-sync.js';
-import { batcherOf, type WriteRelease } from './write-batcher.js';
 
 export { parseJsonColumn } from '../row-mappers.js';
 
@@ -16,71 +13,50 @@ export interface SqliteContext {
 
 /**
  * Runs `work` in a `BEGIN IMMEDIATE` transaction: read-then-write sequences take the write lock up front,
- * so two processes cannot both read "pending" and both write "decided". Writes queued in the same turn
- * of the event loop share one commit (see WriteBatcher), each in its own savepoint: one that throws
- * changes nothing, and the others commit.
- *
- * The promise resolves once the commit is on disk, unless `resolve: 'at-commit'`: for a write whose
- * caller does nothing anyone outside sees before it commits something else and waits for that. The WAL
- * is one log, synced in order, so a later commit on disk means this one is too.
+ * so two processes cannot both read "pending" and both write "decided". With `synchronous=FULL` the
+ * commit returns once it is on disk, so the promise resolves only then.
  */
 export function writeTransaction<Args extends unknown[], Result>(
   db: Database.Database,
   work: (...args: Args) => Result,
-  release: Pick<WriteRelease<Result>, 'resolve'> = {},
 ): (...args: Args) => Promise<Result> {
-  const savepoint = db.transaction(work);
-  return (...args) => queueWrite(db, () => savepoint(...args), release);
+  const transaction = db.transaction(work);
+  return async (...args) => commitWrite(db, () => transaction.immediate(...args));
 }
 
-/** Queues one write for the next group commit; see `WriteBatcher.add` for when its caller hears of it. */
-export function queueWrite<Result>(
-  db: Database.Database,
-  run: () => Result,
-  release?: WriteRelease<Result>,
-): Promise<Result> {
-  return batcherOf(db, translateBusy).add(run, release);
+/** The same for a write made once, not prepared: `run` goes in a transaction of its own. */
+export async function runWrite<Result>(db: Database.Database, run: () => Result): Promise<Result> {
+  return writeTransaction(db, run)();
 }
 
 /**
- * The same, committed at once and synchronously: for the few writes that cannot wait for the event loop
- * (closing the store).
+ * A write that failed on disk (SQLite's I/O errors, a failed fsync among them) stops all writing for
+ * good. What the disk kept of it is unknown, and Linux may drop pages it could not write and report it
+ * once: a later commit that succeeds could sit behind a hole that recovery stops at, reported kept and
+ * then lost. So, as PostgreSQL does, nothing more is written; a restart recovers from what the disk holds.
  */
-export function writeTransactionNow<Args extends unknown[], Result>(
-  db: Database.Database,
-  work: (...args: Args) => Result,
-): (...args: Args) => Result {
-  const deferred: { settle?: (committed: boolean) => void } = {};
-  const transaction = db.transaction((...args: Args) => {
-    deferred.settle = deferredWritesOf(db)?.runInside();
-    return work(...args);
-  });
-  const settle = (committed: boolean) => {
-    const settleDeferred = deferred.settle;
-    deferred.settle = undefined;
-    settleDeferred?.(committed);
-  };
-  return (...args) => {
-    deferred.settle = undefined;
-    const refusal = walSyncOf(db)?.failure;
-    if (refusal) throw refusal;
-    try {
-      const result = translateBusy(() => transaction.immediate(...args));
-      walSyncOf(db)?.noteCommit();
-      settle(true);
-      outboxCommitNoticesOf(db).settle(true);
-      return result;
-    } catch (error) {
-      settle(false);
-      outboxCommitNoticesOf(db).settle(false);
-      throw error;
-    }
-  };
+const stopped = new WeakMap<Database.Database, StoreStoppedError>();
+
+/** The failed write that stopped writing on `db`, once there is one. */
+export function writesStopped(db: Database.Database): StoreStoppedError | undefined {
+  return stopped.get(db);
 }
 
-/** Commits whatever writes are queued for the next group commit, now. */
-export function flushWrites(db: Database.Database): void {
-  batcherOf(db, translateBusy).flush();
+function commitWrite<Result>(db: Database.Database, commit: () => Result): Result {
+  const refusal = stopped.get(db);
+  if (refusal) throw refusal;
+  const notices = outboxCommitNoticesOf(db);
+  try {
+    const result = translateBusy(commit);
+    notices.settle(true);
+    return result;
+  } catch (error) {
+    notices.settle(false);
+    if (!(error instanceof StoreUnavailableError) || !error.reason.startsWith('SQLITE_IOERR')) throw error;
+    const stop = new StoreStoppedError(error.reason, { cause: error.cause });
+    stopped.set(db, stop);
+    throw stop;
+  }
 }
 
 /**

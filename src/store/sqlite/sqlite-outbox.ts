@@ -1,7 +1,6 @@
 import { type DeliveryProgress, type NewOutboxEntry, planRequestIds } from '../outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
-import { deferredWritesOf } from './deferred-writes.js';
 import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 
@@ -234,11 +233,8 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     claim: async (id, lease, options) => claim(id, lease, options?.takeOverFrom ?? null),
     recordProgress: async (id, token, sent, extendByMs) => recordProgress(id, token, sent, extendByMs),
     complete: async (deliveries) => complete(deliveries),
-    completeSoon(delivery) {
-      const deferred = deferredWritesOf(db);
-      if (!deferred) return complete([delivery]).then(([done]) => done ?? false);
-      return deferred.add(() => completeOne(delivery.id, delivery.claim, delivery.progress, now()));
-    },
+    // Each write is its own commit here: nothing to ride along in.
+    completeSoon: async (delivery) => (await complete([delivery]))[0] ?? false,
     retryLater: async (id, token, next) => retryLater(id, token, next),
     giveUp: async (id, token, failure, deliverAs) => giveUp(id, token, failure, deliverAs),
   };

@@ -152,9 +152,7 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     },
   );
 
-  // Invariant 3: the result is committed now. The turn goes on once it has (a model call sees it, and
-  // nobody else does): whatever the turn shows next, a card or an answer, waits for a later commit to
-  // be on disk, and that one brings this one with it.
+  // Invariant 3: the result is on disk before the turn goes on.
   const recordToolResult = writeTransaction(
     db,
     (fence: Fence, call: ToolCallRef, content: string, outcome: ToolOutcome | undefined) => {
@@ -175,7 +173,6 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
       finishExecution.run({ transcriptId: call.transcriptId, toolCallId: call.toolCallId, now: at });
       return true;
     },
-    { resolve: 'at-commit' },
   );
 
   return {

@@ -21,8 +21,8 @@ import type {
   TurnStore,
 } from '../store.js';
 import { prepareApprovalCreate } from './sqlite-approval-rows.js';
-import { activeStatuses, handClaimAtCommit, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
-import { prepareFenceCheck, queueWrite, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { activeStatuses, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
+import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareMessageAppend } from './sqlite-transcript.js';
 
@@ -121,7 +121,8 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const appendMessage = prepareMessageAppend(context);
   const createApproval = prepareApprovalCreate(context);
 
-  const enqueueInside = db.transaction(
+  const enqueue = writeTransaction(
+    db,
     (turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): EnqueueResult => {
       const at = now();
       const id = conversationId(turn);
@@ -253,8 +254,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   );
 
   return {
-    enqueue: async (turn, lease, limits, onClaimed) =>
-      queueWrite(db, () => enqueueInside(turn, lease, limits), { onCommit: handClaimAtCommit(onClaimed) }),
+    enqueue: async (turn, lease, limits) => enqueue(turn, lease, limits),
     async get(id) {
       const row = byId.get(id);
       return row ? toTurn(row) : undefined;

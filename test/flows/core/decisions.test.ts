@@ -1,7 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
-import { holdWalSyncs } from '../../support/hold-wal-syncs.js';
-import { countingTool, startCoreHarness, threadId, toolResults } from './core-harness.js';
+import { defineTool } from '../../../src/tools/define-tool.js';
+import {
+  countingTool,
+  type SqliteCoreHarness,
+  startCoreHarness,
+  threadId,
+  toolResults,
+} from './core-harness.js';
 import { startSuspendedRestart } from './start-suspended-restart.js';
 
 describe('decisions', () => {
@@ -31,31 +39,37 @@ describe('decisions', () => {
     expect(ledger.n).toBe(0);
   });
 
-  it("resumes the turn at the decision's commit but runs the approved call only once it is on disk", async () => {
+  it('runs the approved call only once its decision and its started marker are on the file', async () => {
     const threadTs = '1767220200.000300';
-    const { restart, core, suspended } = await startSuspendedRestart({
-      threadTs,
-      answers: [reply.text('Restarted web.')],
+    // What a process opened after a power cut at the moment the call runs would find.
+    const onFile: unknown[] = [];
+    let core: SqliteCoreHarness | undefined;
+    const restart = defineTool({
+      name: 'restart_service',
+      description: 'Restarts a service.',
+      parameters: z.object({ service: z.string() }),
+      permission: (args) => ({ type: 'ask', permissionType: 'restart', summary: `restart ${args.service}` }),
+      execute: async (args) => {
+        onFile.push(
+          await core?.rows('SELECT decision FROM approvals'),
+          await core?.rows('SELECT status FROM tool_executions'),
+        );
+        return `restarted ${args.service}`;
+      },
     });
-    const syncs = holdWalSyncs();
+    const model = new ScriptedChatModel([
+      reply.toolCalls(['restart_service', { service: 'web' }]),
+      reply.text('Restarted web.'),
+    ]);
+    core = startCoreHarness({ model, tools: [restart as Tool] });
+    await core.submit(threadTs, 'restart web');
+    const suspended = await core.nextOutcome();
+    if (suspended.type !== 'awaiting-approval')
+      throw new Error(`expected a suspension, got ${suspended.type}`);
 
-    const decided = core.decide(suspended.approval.requestId, 'allow');
-    // The resumed turn reads what it needs while the decision's commit is synced...
-    await vi.waitFor(() =>
-      expect(
-        core.log.entries.filter((entry) => entry.msg === 'turn claimed' && entry.mode === 'resume'),
-      ).toHaveLength(1),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // ...but a power loss now must not find the call run and its decision gone.
-    expect(restart.runs).toEqual([]);
-    expect(syncs.held.length).toBeGreaterThan(0);
-
-    syncs.spy.mockRestore();
-    syncs.release();
-    expect((await decided).type).toBe('decided');
+    expect((await core.decide(suspended.approval.requestId, 'allow')).type).toBe('decided');
     expect((await core.nextOutcome()).type).toBe('completed');
-    expect(restart.runs).toEqual(['web']);
+    expect(onFile).toEqual([[{ decision: 'allowed' }], [{ status: 'started' }]]);
   });
 
   it('keeps approvals of two conversations apart when both models reuse the id call_1', async () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ChatModel } from '../../../src/agent/chat-model.js';
+import type { Tool } from '../../../src/agent/tool.js';
 import { reply, ScriptedChatModel } from '../../../src/llm/scripted-chat-model.js';
+import { defineTool } from '../../../src/tools/define-tool.js';
 import {
   channel,
   countingShellTool,
@@ -198,10 +201,23 @@ describe('Stop', () => {
 
   it('stopping a turn that waits on an approval declines the request and rewrites its card', async () => {
     const { tool, runs } = countingShellTool();
+    let slack: SlackHarness | undefined;
+    // A first look that lasts until the live message is open, as a real turn takes a moment to get here.
+    const look = defineTool({
+      name: 'read_status',
+      description: 'Reads the status of the api.',
+      parameters: z.object({}),
+      permission: () => ({ type: 'allow', reason: 'read only' }),
+      execute: async () => {
+        await (slack as SlackHarness).api.waitFor('chat.startStream');
+        return 'api is degraded';
+      },
+    });
     const model = new ScriptedChatModel([
+      reply.toolCalls(['read_status', {}]),
       reply.toolCalls(['ops_shell', { command: 'systemctl restart api' }]),
     ]);
-    const slack = await startSlackHarness({ model, tools: [tool], live });
+    slack = await startSlackHarness({ model, tools: [tool, look as Tool], live });
 
     const threadTs = await slack.mention('restart the api');
     const card = await slack.api.waitFor('chat.postMessage', (call) =>
