@@ -24,3 +24,10 @@ export class ApprovalPending {
     return this.approval.requestId;
   }
 }
+
+/** The requests a suspension waits on, which are never none. */
+export function nonEmptyApprovals(approvals: readonly Approval[]): [Approval, ...Approval[]] {
+  const [first, ...rest] = approvals;
+  if (!first) throw new Error('a suspension needs at least one approval');
+  return [first, ...rest];
+}

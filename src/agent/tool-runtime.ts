@@ -3,7 +3,8 @@ import { describeError } from '../errors.js';
 import type { Approval, ApprovalEdit } from '../store/records.js';
 import type { NewApproval, Store, ToolCallRef } from '../store/store.js';
 import { TurnAbortedError } from './agent-errors.js';
-import { ApprovalPending } from './approval-pending.js';
+import { ApprovalPending, nonEmptyApprovals } from './approval-pending.js';
+import { askRequester, toolContext } from './call-context.js';
 import { cutShort, notRunOutcome } from './call-outcome.js';
 import type { ChatMessage, ToolCall } from './chat-model.js';
 import { hashCall } from './hash-arguments.js';
@@ -12,8 +13,8 @@ import { interruptedResult, notRunResult } from './not-run-result.js';
 import type { PermissionChecker, PermissionDecision } from './permission-checker.js';
 import { persistToolResult } from './persist-tool-result.js';
 import type { NameOf } from './person-name.js';
-import { answerFrom, PersonInputNeeded, questionSite } from './person-question.js';
-import type { NestedAgentRequest, Tool, ToolContext } from './tool.js';
+import { PersonInputNeeded } from './person-question.js';
+import type { NestedAgentRequest, Tool } from './tool.js';
 import { refOf, type ToolCallSite } from './tool-call-site.js';
 import { outcomeOfOutput, outputText, type ToolOutcome } from './tool-outcome.js';
 import { ToolRefusedError } from './tool-refused-error.js';
@@ -115,7 +116,7 @@ export async function runToolBatch(
     plans.push(await planCall(call, batch, deps, stored));
   }
   const pending = plans.flatMap((plan) => (plan.type === 'pending' ? [plan.approval] : []));
-  if (pending.length > 0) throw new ApprovalPending(nonEmpty(pending), false);
+  if (pending.length > 0) throw new ApprovalPending(nonEmptyApprovals(pending), false);
   const firstAsk = plans.findIndex((plan) => plan.type === 'ask');
   const runFirst = firstAsk === -1 ? plans : plans.slice(0, firstAsk);
   let message = options.message;
@@ -140,13 +141,7 @@ export async function runToolBatch(
     type: 'awaiting-approval',
     calls: plans.slice(firstAsk).map(({ call }) => shownCall(call)),
   });
-  throw new ApprovalPending(nonEmpty(approvals), true);
-}
-
-function nonEmpty(approvals: readonly Approval[]): [Approval, ...Approval[]] {
-  const [first, ...rest] = approvals;
-  if (!first) throw new Error('a suspension needs at least one approval');
-  return [first, ...rest];
+  throw new ApprovalPending(nonEmptyApprovals(approvals), true);
 }
 
 async function planCall(
@@ -310,39 +305,6 @@ async function runPlan(
   }
 }
 
-/**
- * Writes the call's question as a request to its requester and suspends the turn with it. The call ended
- * without an outcome (its tool gave up waiting, so nothing after the question was done), so its ledger
- * entry goes in the same commit: on resume it starts again and finds the answer stored.
- */
-async function askRequester(
-  needed: PersonInputNeeded,
-  site: ToolCallSite,
-  tool: Tool,
-  batch: ToolBatch,
-  deps: ToolRuntimeDeps,
-): Promise<ApprovalPending> {
-  const where = questionSite(site.transcriptId, site.toolCallId, needed.ordinal, needed.question);
-  const row = deps.permissions.question({ ...site, ...where }, tool.name, needed.question);
-  const approvals = await batch.suspend({
-    transcriptId: where.transcriptId,
-    approvals: [row],
-    restartCall: refOf(site),
-  });
-  await deps.store.audit.record({
-    actor: 'holdfast',
-    kind: 'tool.asked_requester',
-    conversationId: site.conversationId,
-    data: {
-      tool: tool.name,
-      toolCallId: site.toolCallId,
-      requestId: row.requestId,
-      kind: needed.question.kind,
-    },
-  });
-  return new ApprovalPending(nonEmpty(approvals), true);
-}
-
 async function recordShutdownInterruption(
   site: ToolCallSite,
   toolName: string,
@@ -358,27 +320,4 @@ async function recordShutdownInterruption(
     conversationId: site.conversationId,
     data: { tool: toolName, toolCallId: site.toolCallId, reason: 'shutdown' },
   });
-}
-
-function toolContext(site: ToolCallSite, tool: Tool, batch: ToolBatch, deps: ToolRuntimeDeps): ToolContext {
-  let logger: Logger | undefined;
-  return {
-    transcriptId: site.transcriptId,
-    turnId: site.turnId,
-    toolCallId: site.toolCallId,
-    requestedBy: site.requestedBy,
-    kv: batch.kv,
-    signal: batch.signal,
-    // Built only when a tool logs: most calls never do, and a child logger per call shows in profiles.
-    get logger() {
-      logger ??= deps.logger.child({ tool: tool.name, toolCallId: site.toolCallId });
-      return logger;
-    },
-    runAgent: (request) => batch.runAgent(request, site),
-    async answerTo(ordinal, question) {
-      const where = questionSite(site.transcriptId, site.toolCallId, ordinal, question);
-      const asked = await deps.store.approvals.forCall(where.transcriptId, where.toolCallId);
-      return asked ? answerFrom(asked) : undefined;
-    },
-  };
 }

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
-  StreamableHTTPClientTransport,
+  type StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -20,6 +20,7 @@ import { describeAuthFailure } from './mcp-auth-failure.js';
 import { McpCallFailedError, McpServerUnavailableError } from './mcp-errors.js';
 import { McpOAuthProvider } from './mcp-oauth-provider.js';
 import { describeState, type McpServerState } from './mcp-server-state.js';
+import { createMcpTransport } from './mcp-transport.js';
 
 export { describeState, type McpServerState } from './mcp-server-state.js';
 
@@ -279,35 +280,17 @@ export class McpServerConnection {
   }
 
   #transport(): StdioClientTransport | StreamableHTTPClientTransport {
-    const { config } = this;
-    if (config.type === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: { ...config.headers } },
-        ...(this.#oauth ? { authProvider: this.#oauth } : {}),
-      });
-    }
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: [...config.args],
-      // Only what the entry names, over the basics: never holdfast's own environment.
-      env: { ...this.#options.baseEnv, ...config.env },
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      stderr: 'pipe',
-    });
-    let partial = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line.trim() === '') continue;
+    return createMcpTransport(this.config, {
+      baseEnv: this.#options.baseEnv,
+      oauth: this.#oauth,
+      onStderrLine: (line) => {
         this.#lastStderr = line.trim().slice(0, 300);
         this.#options.logger.info(
           { server: this.name, stderr: this.#options.redact(line.slice(0, 2_000)) },
           'MCP server said',
         );
-      }
+      },
     });
-    return transport;
   }
 
   #setTools(tools: readonly McpToolDefinition[]): void {

@@ -1,6 +1,6 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { PersonQuestion } from '../../agent/person-question.js';
-import { escapeMrkdwn, mentionUser } from '../text/escape-mrkdwn.js';
+import { escapeMrkdwn, mentionUser, slackUrl } from '../text/escape-mrkdwn.js';
 import { formatSlackDate } from '../text/slack-date.js';
 import { escapeAndTruncate, truncateText } from '../text/truncate-text.js';
 import { APPROVAL_ACTION_IDS, approvalBlockId } from './approval-actions.js';
@@ -226,7 +226,7 @@ export function buildQuestionModal(
           {
             type: 'section',
             text: mrkdwn(
-              `Open <${question.url.replace(/[<>|]/g, encodeURIComponent)}|this link> and finish there, then come back and press *Done*.`,
+              `Open <${slackUrl(question.url)}|this link> and finish there, then come back and press *Done*.`,
             ),
           },
           {

@@ -15,6 +15,7 @@ import {
   people,
   type SlackHarness,
   startSlackHarness,
+  waitForCard,
 } from './slack-harness.js';
 import { nextModal, submitModal } from './slack-modals.js';
 
@@ -47,25 +48,11 @@ function askingServer() {
   };
 }
 
-async function waitForQuestion(slack: SlackHarness, threadTs: string): Promise<PostedCard> {
-  const call = await slack.api.waitFor(
-    'chat.postMessage',
-    (candidate) =>
-      candidate.params.thread_ts === threadTs &&
-      JSON.stringify(candidate.params.blocks ?? []).includes('A question for you') &&
-      candidate.response.ok === true,
+/** The question's card: posted in the thread with its own header. */
+function waitForQuestion(slack: SlackHarness, threadTs: string): Promise<PostedCard> {
+  return waitForCard(slack.api, threadTs, (call) =>
+    JSON.stringify(call.params.blocks ?? []).includes('A question for you'),
   );
-  const actions = approvalActionBlocks(call.params.blocks)[0];
-  const requestId = actions?.elements[0]?.value;
-  if (!actions || typeof requestId !== 'string') throw new Error('the question card has no buttons');
-  return {
-    requestId,
-    blockId: actions.block_id,
-    channel: String(call.params.channel),
-    ts: String(call.response.ts),
-    threadTs,
-    call,
-  };
 }
 
 function buttonLabels(card: PostedCard): string[] {

@@ -1,6 +1,6 @@
 /** Reading what holdfast left behind: approval cards and their buttons, and rows in the database file. */
 import Database from 'better-sqlite3';
-import type { FakeSlackApi } from '../../support/fake-slack-api.js';
+import type { FakeSlackApi, SlackApiCall } from '../../support/fake-slack-api.js';
 
 export interface PostedCard {
   readonly requestId: string;
@@ -13,13 +13,17 @@ export interface PostedCard {
 }
 
 /** The approval card posted in a thread, with its request id read from its first button. */
-export async function waitForCard(api: FakeSlackApi, threadTs: string): Promise<PostedCard> {
+export async function waitForCard(
+  api: FakeSlackApi,
+  threadTs: string,
+  /** Which posted message is the card (default: an approval card, by its fallback text). */
+  isCard: (call: SlackApiCall) => boolean = (call) =>
+    String(call.params.text ?? '').startsWith('Approval needed'),
+): Promise<PostedCard> {
   const call = await api.waitFor(
     'chat.postMessage',
     (candidate) =>
-      candidate.params.thread_ts === threadTs &&
-      String(candidate.params.text ?? '').startsWith('Approval needed') &&
-      candidate.response.ok === true,
+      candidate.params.thread_ts === threadTs && isCard(candidate) && candidate.response.ok === true,
   );
   const actions = approvalActionBlocks(call.params.blocks)[0];
   const requestId = actions?.elements[0]?.value;
