@@ -49,7 +49,17 @@ export interface StoredMessage {
 
 export type ApprovalDecision = 'allowed' | 'denied' | 'expired';
 
-export interface Approval {
+/**
+ * What a request keeps about how it was asked beyond its columns, in one JSON document (see
+ * `rows/approval-details.ts`): a field added here and to that document's schema reaches every store with
+ * no migration and no adapter change.
+ */
+export interface RequestDetails {
+  /** The exact arguments, as parsed (the edited ones, once an approver edited them). */
+  readonly arguments: unknown;
+}
+
+export interface Approval extends RequestDetails {
   /** Opaque, 128+ random bits; the only thing a Slack button carries. */
   readonly requestId: string;
   readonly conversationId: string;
@@ -60,8 +70,6 @@ export interface Approval {
   readonly toolName: string;
   readonly permissionType: string;
   readonly summary: string;
-  /** The exact arguments, as parsed. */
-  readonly arguments: unknown;
   readonly argsHash: string;
   readonly reason: string | null;
   readonly requestedBy: string;

@@ -1,20 +1,23 @@
-import type { Approval } from '../records.js';
+import type { Approval, RequestDetails } from '../records.js';
 import type { ArgumentsEdit } from '../rules/edit-arguments.js';
 import type { RebindInput } from '../rules/plan-decision.js';
 import type { NewGrant } from './grant-store.js';
 import type { ToolCallRef } from './transcript-store.js';
 import type { ClaimedTurn, Fence, Lease } from './turn-claim.js';
 
-/** What is known of a request when it is made: the call it is for, and the fields of `Approval` set then. */
+/**
+ * What is known of a request when it is made: the call it is for, its `RequestDetails`, and the columns of
+ * `Approval` set then.
+ */
 export interface NewApproval
   extends ToolCallRef,
+    RequestDetails,
     Pick<
       Approval,
       | 'requestId'
       | 'toolName'
       | 'permissionType'
       | 'summary'
-      | 'arguments'
       | 'argsHash'
       | 'reason'
       | 'requestedBy'

@@ -1,5 +1,6 @@
 import type { Approval } from '../records.js';
 import { type ApprovalRow, approvalCardsSchema, approvalVotesSchema, toApproval } from '../row-mappers.js';
+import { approvalDetailsJson } from '../rows/approval-details.js';
 import type { CreateApprovalResult, NewApproval } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
 import type { Tx } from './pg-context.js';
@@ -51,7 +52,7 @@ export async function createApprovalInside(tx: Tx, approval: NewApproval): Promi
       approval.toolName,
       approval.permissionType,
       approval.summary,
-      JSON.stringify({ arguments: approval.arguments }),
+      approvalDetailsJson(approval),
       approval.argsHash,
       approval.reason,
       approval.requestedBy,

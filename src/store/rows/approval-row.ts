@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Approval, ApprovalCard, ApprovalDecision } from '../records.js';
-import { approvalDetailsSchema } from '../rules/edit-arguments.js';
-import { parseJsonColumn } from './parse-json-column.js';
+import { approvalDetailsOf } from './approval-details.js';
 
 /** An approval's votes and cards as both stores read them: JSON arrays aggregated in the row's query. */
 export const approvalVotesSchema = z.array(z.string());
@@ -32,11 +31,8 @@ export interface ApprovalRow {
 }
 
 export function toApproval(row: ApprovalRow, approvedBy: readonly string[], cards: readonly ApprovalCard[]) {
-  const details = parseJsonColumn(approvalDetailsSchema, row.details_json, {
-    table: 'approvals',
-    key: row.request_id,
-  });
   const approval: Approval = {
+    ...approvalDetailsOf(row),
     requestId: row.request_id,
     conversationId: row.conversation_id,
     transcriptId: row.transcript_id,
@@ -45,7 +41,6 @@ export function toApproval(row: ApprovalRow, approvedBy: readonly string[], card
     toolName: row.tool_name,
     permissionType: row.permission_type,
     summary: row.summary,
-    arguments: details.arguments,
     argsHash: row.args_hash,
     reason: row.reason,
     requestedBy: row.requested_by,
@@ -59,7 +54,6 @@ export function toApproval(row: ApprovalRow, approvedBy: readonly string[], card
     decisionReason: row.decision_reason,
     always: row.always_allow === 1,
     cards,
-    edit: details.edit ?? null,
   };
   return approval;
 }

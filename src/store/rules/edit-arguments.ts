@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import type { ApprovalEdit } from '../records.js';
+import type { ApprovalEdit, RequestDetails } from '../records.js';
+import { approvalDetailsJson } from '../rows/approval-details.js';
 
 /** An approver's edited arguments, checked by the caller (tool schema, deny rules), for the store to apply. */
 export interface ArgumentsEdit {
@@ -17,29 +17,12 @@ export interface ArgumentsEdit {
   readonly summary: string;
 }
 
-const editSchema = z.object({
-  proposedArguments: z.unknown(),
-  proposedArgsHash: z.string(),
-  argumentsText: z.string(),
-  by: z.string(),
-  at: z.number(),
-  count: z.number().int().positive(),
-});
-
-/** What an approval row keeps in `details_json`: the arguments (edited, once edited) and the edit. */
-export const approvalDetailsSchema = z.object({
-  arguments: z.unknown(),
-  edit: editSchema.optional(),
-});
-
-export type ApprovalDetails = z.output<typeof approvalDetailsSchema>;
-
 /**
  * The row's details after an edit. The model's proposal is kept from the first edit on, so a request
  * edited twice still shows what was proposed, not the first edit.
  */
 export function editedDetails(
-  current: { readonly arguments: unknown; readonly argsHash: string; readonly edit: ApprovalEdit | null },
+  current: RequestDetails & { readonly argsHash: string; readonly edit: ApprovalEdit | null },
   edit: ArgumentsEdit,
   by: string,
   at: number,
@@ -52,7 +35,8 @@ export function editedDetails(
     at,
     count: (current.edit?.count ?? 0) + 1,
   };
-  return { json: JSON.stringify({ arguments: edit.arguments, edit: next }), edit: next };
+  // Every other field of the request's document is kept as it was asked.
+  return { json: approvalDetailsJson({ ...current, arguments: edit.arguments, edit: next }), edit: next };
 }
 
 /** Names of the top-level arguments whose values an edit changed, added or removed, for the audit row. */

@@ -5,6 +5,7 @@ import {
   toApproval as approvalOf,
   approvalVotesSchema,
 } from '../row-mappers.js';
+import { approvalDetailsJson } from '../rows/approval-details.js';
 import { parseJsonColumn } from '../rows/parse-json-column.js';
 import type { CreateApprovalResult, NewApproval } from '../store.js';
 import type { SqliteContext } from './sqlite-context.js';
@@ -58,7 +59,7 @@ export function prepareApprovalCreate(context: SqliteContext) {
      VALUES (@at, @actor, 'approval.requested', @approvalId, @conversationId, @data)`,
   );
   return (approval: NewApproval, at: number): CreateApprovalResult => {
-    const details = JSON.stringify({ arguments: approval.arguments });
+    const details = approvalDetailsJson(approval);
     const result = insert.run({ ...approval, details, now: at });
     if (result.changes === 0) {
       const existing = byCall.get(approval.transcriptId, approval.toolCallId);
