@@ -1,5 +1,8 @@
 import type { KvSnapshot } from './kv-snapshot.js';
+import type { RequestDetails } from './rows/approval-details.js';
 import type { ChatMessage } from './transcript-records.js';
+
+export type { RequestDetails };
 
 /** One Slack thread. `id` is `team:channel:thread_ts`. */
 export interface Conversation {
@@ -49,16 +52,7 @@ export interface StoredMessage {
 
 export type ApprovalDecision = 'allowed' | 'denied' | 'expired';
 
-/**
- * What a request keeps about how it was asked beyond its columns, in one JSON document (see
- * `rows/approval-details.ts`): a field added here and to that document's schema reaches every store with
- * no migration and no adapter change.
- */
-export interface RequestDetails {
-  /** The exact arguments, as parsed (the edited ones, once an approver edited them). */
-  readonly arguments: unknown;
-}
-
+/** A request for a person's decision: its columns, and its `RequestDetails` (see `rows/approval-details.ts`). */
 export interface Approval extends RequestDetails {
   /** Opaque, 128+ random bits; the only thing a Slack button carries. */
   readonly requestId: string;

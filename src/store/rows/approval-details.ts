@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApprovalEdit, RequestDetails } from '../records.js';
+import type { ApprovalEdit } from '../records.js';
 import { parseJsonColumn } from './parse-json-column.js';
 
 const editSchema = z.object({
@@ -12,15 +12,19 @@ const editSchema = z.object({
 });
 
 /**
- * The request's `details_json` document: its `RequestDetails` and, once edited, the edit. Fields set when
- * a request is asked live here rather than in columns, so a new one is a line here and in
- * `RequestDetails`, and no migration or store adapter changes: both stores write this document with
- * `approvalDetailsJson` and read it with `approvalDetailsOf`.
+ * What a request keeps about how it was asked beyond its columns, stored as one JSON document
+ * (`details_json`) with the edit once there is one. A field set when a request is asked is a line here:
+ * `Approval` and `NewApproval` take it from this schema, and both stores write the document with
+ * `approvalDetailsJson` and read it with `approvalDetailsOf`, so no migration and no adapter changes.
  */
-const approvalDetailsSchema = z.object({
+const requestDetailsSchema = z.object({
+  /** The exact arguments, as parsed (the edited ones, once an approver edited them). */
   arguments: z.unknown(),
-  edit: editSchema.optional(),
-}) satisfies z.ZodType<RequestDetails & { edit?: ApprovalEdit }>;
+});
+
+export type RequestDetails = z.output<typeof requestDetailsSchema>;
+
+const approvalDetailsSchema = requestDetailsSchema.extend({ edit: editSchema.optional() });
 
 /** The document to store for a request: every field the schema knows, taken from the request. */
 export function approvalDetailsJson(
