@@ -1,7 +1,8 @@
 /**
  * Run by make-corpus.sh inside a checkout of an earlier release, as a test of that release (copied to
  * test/flows/core/, where its core harness sits): that release's own runtime and store write the file.
- * Kept to the harness surface every release on main has had since the outbox (schema 3).
+ * Kept to the harness surface every release has had since the core harness ran on PostgreSQL too
+ * (7a5fce4: `startCoreHarnessOn`, `rows`); older releases cannot run it.
  *
  * The file holds, as the release left it when its process died:
  * - thread 1700.1: a request decided "Always allow" (a grant), its call run and the turn answered;
