@@ -1,8 +1,6 @@
-import { z } from 'zod';
 import type { TurnRow } from '../row-mappers.js';
-import { toolCallsSchema, toTurn } from '../row-mappers.js';
+import { toTurn } from '../row-mappers.js';
 import { decideClaim } from '../rules/claim-turn.js';
-import { nextCallToRun } from '../rules/next-call.js';
 import type { ClaimOptions, ClaimResult, Lease } from '../store.js';
 import type { Tx } from './pg-context.js';
 
@@ -53,19 +51,14 @@ export async function claimInside(
   });
   if (decision.type === 'refuse') return { type: 'not-claimable', reason: decision.reason, turn };
   // Guarded by what was read: a claim that raced past the lock (it cannot, but the schema and this guard
-  // are what hold if it ever did) changes nothing. A resume reads the turn's last calls in the same message,
-  // after the update: by then no write of the previous holder is still in flight (see `markFirstApprovedCall`).
-  const [claimedAnswer, lastCallsAnswer] = await tx.each([
-    {
-      text: `UPDATE turns SET status = 'running', lease_owner = $2, lease_expires_at = $3,
-               lease_token = lease_token + 1, attempts = attempts + 1, ready_at = NULL, updated_at = $4
-             WHERE id = $1 AND status = $5 AND lease_token = $6
-             RETURNING *`,
-      values: [turnId, lease.owner, at + lease.durationMs, at, row.status, row.lease_token],
-    },
-    ...(decision.mode === 'resume' ? [lastCallsRead(row.conversation_id)] : []),
-  ]);
-  const updated = claimedAnswer?.rows[0] as TurnRow | undefined;
+  // are what hold if it ever did) changes nothing.
+  const updated = await tx.one<TurnRow>(
+    `UPDATE turns SET status = 'running', lease_owner = $2, lease_expires_at = $3,
+       lease_token = lease_token + 1, attempts = attempts + 1, ready_at = NULL, updated_at = $4
+     WHERE id = $1 AND status = $5 AND lease_token = $6
+     RETURNING *`,
+    [turnId, lease.owner, at + lease.durationMs, at, row.status, row.lease_token],
+  );
   if (!updated) return { type: 'not-claimable', reason: 'taken by another process', turn };
   if (decision.mode === 'start') {
     tx.later(
@@ -75,78 +68,12 @@ export async function claimInside(
     );
   }
   const claimed = toTurn(updated);
-  const startedCall =
-    decision.mode === 'resume'
-      ? markFirstApprovedCall(tx, turnId, row.conversation_id, claimed.leaseToken, lastCallsAnswer?.rows[0])
-      : undefined;
   return {
     type: 'claimed',
     turn: claimed,
     mode: decision.mode,
     fence: { turnId, owner: lease.owner, token: claimed.leaseToken },
-    ...(startedCall ? { startedCall } : {}),
   };
-}
-
-const lastCallsSchema = z.object({
-  tool_calls_json: z.string(),
-  results: z.array(z.string()),
-  allowed: z.array(z.object({ id: z.string(), toolName: z.string(), argsHash: z.string() })),
-  started: z.array(z.string()),
-});
-
-/**
- * The last batch of calls in a transcript, the results already written after it, which of its calls were
- * allowed and which already have a ledger entry, in one read.
- */
-function lastCallsRead(conversationId: string) {
-  return {
-    text: `SELECT m.tool_calls_json,
-       coalesce((SELECT json_agg(r.tool_call_id) FROM messages r WHERE r.transcript_id = $1 AND r.role = 'tool'
-                 AND r.seq > m.seq), '[]'::json) AS results,
-       coalesce((SELECT json_agg(json_build_object('id', a.tool_call_id, 'toolName', a.tool_name,
-                   'argsHash', a.args_hash))
-                 FROM approvals a WHERE a.transcript_id = $1 AND a.decision = 'allowed'
-                   AND a.tool_call_id IN (SELECT c ->> 'id' FROM json_array_elements(m.tool_calls_json::json) c)),
-                '[]'::json) AS allowed,
-       coalesce((SELECT json_agg(e.tool_call_id) FROM tool_executions e WHERE e.transcript_id = $1
-                   AND e.tool_call_id IN (SELECT c ->> 'id' FROM json_array_elements(m.tool_calls_json::json) c)),
-                '[]'::json) AS started
-     FROM messages m WHERE m.transcript_id = $1 AND m.role = 'assistant' AND m.tool_calls_json IS NOT NULL
-     ORDER BY m.seq DESC LIMIT 1`,
-    values: [conversationId],
-  };
-}
-
-/**
- * The claim that resumes a turn marks, in its own commit, the approved call the turn runs first (the
- * at-most-once ledger): a crash right after reports that call's outcome as unknown, never runs it twice.
- * Which call runs next is the rule's choice, from a read made after the claim's update: that update
- * waited for any transaction of the previous holder that had passed its fence, and every later one fails
- * its fence, so a call with no ledger entry in the read gets none from anyone else before this commits,
- * and its entry can travel with the commit. A call already in the ledger is left to report itself.
- */
-function markFirstApprovedCall(
-  tx: Tx,
-  turnId: string,
-  conversationId: string,
-  token: number,
-  read: unknown,
-): { transcriptId: string; toolCallId: string } | undefined {
-  if (read === undefined) return undefined;
-  const last = lastCallsSchema.parse(read);
-  const calls = toolCallsSchema.parse(JSON.parse(last.tool_calls_json));
-  const next = nextCallToRun(calls, new Set(last.results));
-  if (!next || last.started.includes(next.id)) return undefined;
-  const approval = last.allowed.find((call) => call.id === next.id);
-  if (!approval) return undefined;
-  tx.later(
-    `INSERT INTO tool_executions (transcript_id, tool_call_id, conversation_id, turn_id, tool_name, args_hash,
-       status, started_at, lease_token)
-     VALUES ($1, $2, $1, $3, $4, $5, 'started', $6, $7)`,
-    [conversationId, next.id, turnId, approval.toolName, approval.argsHash, tx.now, token],
-  );
-  return { transcriptId: conversationId, toolCallId: next.id };
 }
 
 /**

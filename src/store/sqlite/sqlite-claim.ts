@@ -1,6 +1,5 @@
-import { type TurnRow, toolCallsSchema, toTurn } from '../row-mappers.js';
+import { type TurnRow, toTurn } from '../row-mappers.js';
 import { decideClaim } from '../rules/claim-turn.js';
-import { nextCallToRun } from '../rules/next-call.js';
 import type { ClaimOptions, ClaimResult, Lease } from '../store.js';
 import type { SqliteContext } from './sqlite-context.js';
 
@@ -44,48 +43,6 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
     `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
      VALUES (@conversationId, @conversationId, @turnId, 'user', @content, @now)`,
   );
-  const lastCalls = db.prepare<[string], { seq: number; tool_calls_json: string }>(
-    `SELECT seq, tool_calls_json FROM messages WHERE transcript_id = ? AND role = 'assistant'
-       AND tool_calls_json IS NOT NULL ORDER BY seq DESC LIMIT 1`,
-  );
-  const resultsAfter = db.prepare<[string, number], { tool_call_id: string }>(
-    `SELECT tool_call_id FROM messages WHERE transcript_id = ? AND role = 'tool' AND seq > ?`,
-  );
-  const allowedApproval = db.prepare<[string, string], { tool_name: string; args_hash: string }>(
-    `SELECT tool_name, args_hash FROM approvals WHERE transcript_id = ? AND tool_call_id = ? AND decision = 'allowed'`,
-  );
-  const markStarted = db.prepare(
-    `INSERT INTO tool_executions (transcript_id, tool_call_id, conversation_id, turn_id, tool_name, args_hash,
-       status, started_at, lease_token)
-     VALUES (@transcriptId, @toolCallId, @transcriptId, @turnId, @toolName, @argsHash, 'started', @now, @token)
-     ON CONFLICT (transcript_id, tool_call_id) DO NOTHING`,
-  );
-  /**
-   * The claim that resumes a turn also marks, in its own commit, the approved call the turn runs first:
-   * nothing but this process's in-memory preparation lies between this commit and that call starting, so
-   * the marker costs no commit of its own. A crash in that instant reports the call's outcome as unknown,
-   * never runs it twice.
-   */
-  const markFirstApprovedCall = (turnId: string, conversationId: string, token: number, at: number) => {
-    const last = lastCalls.get(conversationId);
-    if (!last) return undefined;
-    const calls = toolCallsSchema.parse(JSON.parse(last.tool_calls_json));
-    const answered = new Set(resultsAfter.all(conversationId, last.seq).map((row) => row.tool_call_id));
-    const next = nextCallToRun(calls, answered);
-    if (!next) return undefined;
-    const approval = allowedApproval.get(conversationId, next.id);
-    if (!approval) return undefined;
-    const marked = markStarted.run({
-      transcriptId: conversationId,
-      toolCallId: next.id,
-      turnId,
-      toolName: approval.tool_name,
-      argsHash: approval.args_hash,
-      now: at,
-      token,
-    });
-    return marked.changes === 1 ? { transcriptId: conversationId, toolCallId: next.id } : undefined;
-  };
   return (turnId: string, lease: Lease, options: ClaimOptions = {}): ClaimResult => {
     const row = byId.get(turnId);
     if (!row) return { type: 'not-claimable', reason: 'unknown turn' };
@@ -114,16 +71,11 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
       });
     }
     const claimed = toTurn(running as TurnRow);
-    const startedCall =
-      decision.mode === 'resume'
-        ? markFirstApprovedCall(turnId, row.conversation_id, claimed.leaseToken, at)
-        : undefined;
     return {
       type: 'claimed',
       turn: claimed,
       mode: decision.mode,
       fence: { turnId, owner: lease.owner, token: claimed.leaseToken },
-      ...(startedCall ? { startedCall } : {}),
     };
   };
 }
