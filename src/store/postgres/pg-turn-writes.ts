@@ -3,7 +3,7 @@ import type { Approval, Conversation, Turn } from '../records.js';
 import { type TurnRow, toConversation, toTurn } from '../row-mappers.js';
 import type { TurnHolder, TurnWrites } from '../rules/turn-writes.js';
 import { createApprovalInside } from './pg-approval-rows.js';
-import type { Tx } from './pg-context.js';
+import { holderOf, type Tx } from './pg-context.js';
 import { appendLater } from './pg-messages.js';
 import { workChannel } from './pg-notifications.js';
 import { writeOutbox } from './pg-outbox-writer.js';
@@ -31,28 +31,10 @@ const conversationRowSchema = z.object({
   created_at: z.number(),
 });
 
-/**
- * Takes the thread's lock and reads who holds the turn, in one message, for a plan to check its fence
- * against: the row stays as read until commit.
- */
+/** Takes the thread's lock and reads who holds the turn, in one message (see `holderOf`). */
 export async function holderInside(tx: Tx, turnId: string): Promise<TurnHolder | undefined> {
   lockTurnConversation(tx, turnId);
-  const row = await tx.one<{
-    conversation_id: string;
-    status: TurnHolder['status'];
-    lease_owner: string | null;
-    lease_token: number;
-  }>('SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR NO KEY UPDATE', [
-    turnId,
-  ]);
-  return row
-    ? {
-        conversationId: row.conversation_id,
-        status: row.status,
-        leaseOwner: row.lease_owner,
-        leaseToken: row.lease_token,
-      }
-    : undefined;
+  return holderOf(tx, turnId);
 }
 
 /**

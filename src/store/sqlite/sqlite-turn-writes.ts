@@ -1,6 +1,6 @@
 import type { Approval, Conversation, Turn } from '../records.js';
 import { type ConversationRow, type TurnRow, toConversation, toTurn } from '../row-mappers.js';
-import type { TurnHolder, TurnWrites } from '../rules/turn-writes.js';
+import type { TurnWrites } from '../rules/turn-writes.js';
 import { prepareApprovalCreate } from './sqlite-approval-rows.js';
 import type { SqliteContext } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
@@ -21,25 +21,6 @@ export type AppliedTurnWrites =
   | { readonly type: 'duplicate' }
   /** Another claim took the turn first: nothing was written. */
   | { readonly type: 'taken' };
-
-/** Reads who holds a turn, for a plan to check its fence against. */
-export function prepareHolderRead({ db }: SqliteContext): (turnId: string) => TurnHolder | undefined {
-  const holder = db.prepare<
-    [string],
-    { status: TurnHolder['status']; lease_owner: string | null; lease_token: number; conversation_id: string }
-  >('SELECT status, lease_owner, lease_token, conversation_id FROM turns WHERE id = ?');
-  return (turnId) => {
-    const row = holder.get(turnId);
-    return row
-      ? {
-          conversationId: row.conversation_id,
-          status: row.status,
-          leaseOwner: row.lease_owner,
-          leaseToken: row.lease_token,
-        }
-      : undefined;
-  };
-}
 
 /** Applies a turn transition's write set, inside the caller's write transaction; decides nothing. */
 export function prepareTurnWrites(context: SqliteContext) {

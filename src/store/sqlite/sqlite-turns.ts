@@ -16,8 +16,8 @@ import type {
   TurnStore,
 } from '../store.js';
 import { prepareTurnClaim } from './sqlite-claim.js';
-import { type SqliteContext, writeTransaction } from './sqlite-context.js';
-import { activeStatuses, prepareHolderRead, prepareTurnWrites } from './sqlite-turn-writes.js';
+import { prepareHolderRead, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { activeStatuses, prepareTurnWrites } from './sqlite-turn-writes.js';
 
 export function createSqliteTurns(context: SqliteContext): TurnStore {
   const { db, now } = context;
