@@ -1,25 +1,12 @@
 import { z } from 'zod';
 import type { Approval, Conversation, Turn } from '../records.js';
 import { type TurnRow, toConversation, toTurn } from '../row-mappers.js';
-import type { TurnHolder, TurnWrites } from '../rules/turn-writes.js';
+import type { AppliedTurnWrites, TurnHolder, TurnWrites } from '../rules/turn-writes.js';
 import { createApprovalInside } from './pg-approval-rows.js';
 import { holderOf, type Tx } from './pg-context.js';
 import { appendLater } from './pg-messages.js';
 import { workChannel } from './pg-notifications.js';
 import { writeOutbox } from './pg-outbox-writer.js';
-
-export type AppliedTurnWrites =
-  /** The turn's row as the writes left it (when they changed it or inserted it) and the requests made. */
-  | {
-      readonly type: 'applied';
-      readonly turn?: Turn;
-      readonly conversation?: Conversation;
-      readonly approvals: Approval[];
-    }
-  /** A turn was made from the same message already: nothing after the kept message was written. */
-  | { readonly type: 'duplicate' }
-  /** Another claim took the turn first: nothing was written. */
-  | { readonly type: 'taken' };
 
 /** A thread's row as `row_to_json` gives it back. */
 const conversationRowSchema = z.object({

@@ -3,7 +3,14 @@ import type { KvSnapshot } from '../kv-snapshot.js';
 import { kvSnapshotSchema } from '../kv-snapshot.js';
 import { parseJsonColumn, type TurnRow, toTurn } from '../row-mappers.js';
 import type { AdmissionLimits } from '../rules/admit-turn.js';
-import { countLimits, planComplete, planEnqueue, planFail, planSuspend } from '../rules/plan-turn.js';
+import {
+  countLimits,
+  enqueueOutcome,
+  planComplete,
+  planEnqueue,
+  planFail,
+  planSuspend,
+} from '../rules/plan-turn.js';
 import type { Effects, EnqueueResult, Lease, NewTurn, SuspendBatch, TurnStore } from '../store.js';
 import { activeStatuses, claimInside } from './pg-claim.js';
 import { autocommit, type PgContext, read, type Tx, transaction } from './pg-context.js';
@@ -41,23 +48,8 @@ export function createPgTurns(context: PgContext): TurnStore {
         unfinishedByUser: facts?.by_user ?? 0,
       };
       const plan = planEnqueue(snapshot, turn, id, { lease, limits, at: tx.now });
-      const applied = await applyTurnWrites(tx, plan.writes);
-      if (plan.type === 'duplicate') return { type: 'duplicate', turn: plan.turn };
-      if (plan.type === 'refused')
-        return { type: 'refused', reason: plan.reason, unfinished: plan.unfinished };
-      if (applied.type === 'duplicate') return { type: 'duplicate', turn: await turnOfTrigger(tx, turn) };
-      const { turn: started, conversation } = applied.type === 'applied' ? applied : {};
-      if (!started || !conversation)
-        throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
-      const claim = plan.start
-        ? {
-            type: 'claimed' as const,
-            turn: started,
-            mode: 'start' as const,
-            fence: { turnId: turn.turnId, owner: plan.start.owner, token: started.leaseToken },
-          }
-        : undefined;
-      return { type: 'enqueued', turn: started, conversation, claim };
+      const outcome = enqueueOutcome(plan, await applyTurnWrites(tx, plan.writes));
+      return outcome.type === 'raced' ? { type: 'duplicate', turn: await turnOfTrigger(tx, turn) } : outcome;
     });
 
   return {

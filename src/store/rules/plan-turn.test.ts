@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { emptyKvSnapshot } from '../kv-snapshot.js';
 import type { NewApproval } from '../ports/approval-store.js';
 import type { NewTurn } from '../ports/turn-store.js';
 import type { Turn } from '../records.js';
@@ -7,6 +8,7 @@ import {
   type ClaimSnapshot,
   countLimits,
   type EnqueueSnapshot,
+  enqueueOutcome,
   planClaim,
   planComplete,
   planEnqueue,
@@ -109,6 +111,58 @@ describe('planEnqueue', () => {
   });
 });
 
+describe('enqueueOutcome', () => {
+  const conversation = {
+    id: conversationId,
+    teamId: 'T1',
+    channelId: 'C1',
+    threadTs: '1700.1',
+    kv: emptyKvSnapshot,
+    createdAt: at,
+  };
+  const running = { ...turn, status: 'running' as const, leaseOwner: 'proc-a', leaseToken: 1 };
+
+  it('answers a started turn with its claim and the thread it read', () => {
+    const plan = planEnqueue(idle, newTurn, conversationId, { lease, at });
+    const applied = { type: 'applied' as const, turn: running, conversation, approvals: [] };
+    expect(enqueueOutcome(plan, applied)).toEqual({
+      type: 'enqueued',
+      turn: running,
+      conversation,
+      claim: {
+        type: 'claimed',
+        turn: running,
+        mode: 'start',
+        fence: { turnId: 'turn_1', owner: 'proc-a', token: 1 },
+        conversation,
+      },
+    });
+  });
+
+  it('answers a queued turn without a claim', () => {
+    const plan = planEnqueue(idle, newTurn, conversationId, { at });
+    const applied = { type: 'applied' as const, turn, conversation, approvals: [] };
+    expect(enqueueOutcome(plan, applied)).toEqual({ type: 'enqueued', turn, conversation, claim: undefined });
+  });
+
+  it('tells the store to read the winner when another insert of the same message won', () => {
+    const plan = planEnqueue(idle, newTurn, conversationId, { at });
+    expect(enqueueOutcome(plan, { type: 'duplicate' })).toEqual({ type: 'raced' });
+  });
+
+  it('answers a duplicate and a refusal as planned, whatever was applied', () => {
+    const applied = { type: 'applied' as const, approvals: [] };
+    const duplicate = planEnqueue({ ...idle, duplicate: turn }, newTurn, conversationId, { at });
+    expect(enqueueOutcome(duplicate, applied)).toEqual({ type: 'duplicate', turn });
+    const refused = planEnqueue({ ...idle, unfinishedInThread: 2 }, newTurn, conversationId, { limits, at });
+    expect(enqueueOutcome(refused, applied)).toEqual({
+      type: 'refused',
+      reason: 'thread-busy',
+      unfinished: 2,
+    });
+  });
+});
+
 describe('planClaim', () => {
   const snapshot = (changes: Partial<Turn> = {}, facts: Partial<ClaimSnapshot> = {}): ClaimSnapshot => ({
     turn: { ...turn, ...changes },
@@ -160,14 +214,30 @@ const lostHolders: readonly [string, TurnHolder | undefined][] = [
 
 describe('planComplete', () => {
   it('writes the answer, the thread kv, the status and the outbox, and frees the thread', () => {
-    const outbox = [{ key: 'k', conversationId, message: { type: 'turn-notice' } }] as never;
-    const writes = planComplete(holder, fence, { answer: 'done', kv: { a: 1 } as never }, { outbox });
+    const outbox = [
+      {
+        key: 'notice:turn_1:done',
+        conversationId,
+        turnId: 'turn_1',
+        message: {
+          type: 'turn-notice' as const,
+          turnId: 'turn_1',
+          notice: { type: 'stopped' as const, by: 'UBOB' },
+        },
+      },
+    ];
+    const writes = planComplete(
+      holder,
+      fence,
+      { answer: 'done', kv: { values: { a: 1 }, children: {} } },
+      { outbox },
+    );
     expect(writes).toMatchObject({
       turnId: 'turn_1',
       conversationId,
       change: { type: 'end', status: 'completed', error: null },
       messages: [{ transcriptId: conversationId, message: { role: 'assistant', content: 'done' } }],
-      kv: '{"a":1}',
+      kv: '{"values":{"a":1},"children":{}}',
       outbox,
       finished: true,
     });
@@ -175,7 +245,7 @@ describe('planComplete', () => {
   });
 
   it.each(lostHolders)('changes nothing for %s', (_name, read) => {
-    expect(() => planComplete(read, fence, { answer: 'done', kv: {} as never })).toThrow(LeaseLostError);
+    expect(() => planComplete(read, fence, { answer: 'done', kv: emptyKvSnapshot })).toThrow(LeaseLostError);
   });
 });
 
@@ -194,7 +264,7 @@ describe('planSuspend', () => {
     const writes = planSuspend(
       holder,
       fence,
-      { b: 2 } as never,
+      { values: { b: 2 }, children: {} },
       {},
       {
         transcriptId: 'T1:C1:1700.1/nested',
@@ -209,7 +279,7 @@ describe('planSuspend', () => {
       messages: [{ transcriptId: 'T1:C1:1700.1/nested', message }],
       approvals: [approval],
       forgetStart: restartCall,
-      kvSnapshot: '{"b":2}',
+      kvSnapshot: '{"values":{"b":2},"children":{}}',
       markReady: true,
       outboxFor,
       finished: false,
@@ -219,12 +289,17 @@ describe('planSuspend', () => {
   });
 
   it('still snapshots the kv and marks ready without a batch (a request decided from the inbox)', () => {
-    const writes = planSuspend(holder, fence, {} as never);
-    expect(writes).toMatchObject({ messages: [], approvals: [], kvSnapshot: '{}', markReady: true });
+    const writes = planSuspend(holder, fence, emptyKvSnapshot);
+    expect(writes).toMatchObject({
+      messages: [],
+      approvals: [],
+      kvSnapshot: JSON.stringify(emptyKvSnapshot),
+      markReady: true,
+    });
   });
 
   it.each(lostHolders)('changes nothing for %s', (_name, read) => {
-    expect(() => planSuspend(read, fence, {} as never)).toThrow(LeaseLostError);
+    expect(() => planSuspend(read, fence, emptyKvSnapshot)).toThrow(LeaseLostError);
   });
 });
 

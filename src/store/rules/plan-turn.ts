@@ -1,11 +1,17 @@
 import type { KvSnapshot } from '../kv-snapshot.js';
 import type { Effects } from '../ports/outbox-store.js';
 import type { ClaimOptions, Fence, Lease } from '../ports/turn-claim.js';
-import type { NewTurn, SuspendBatch, TurnFailure } from '../ports/turn-store.js';
+import type { EnqueueResult, NewTurn, SuspendBatch, TurnFailure } from '../ports/turn-store.js';
 import type { Turn } from '../records.js';
 import { type AdmissionLimits, admitTurn } from './admit-turn.js';
 import { type ClaimMode, decideClaim } from './claim-turn.js';
-import { checkHolder, noWrites, type TurnHolder, type TurnWrites } from './turn-writes.js';
+import {
+  type AppliedTurnWrites,
+  checkHolder,
+  noWrites,
+  type TurnHolder,
+  type TurnWrites,
+} from './turn-writes.js';
 
 /** What `enqueue` reads under the thread's lock before it writes. */
 export interface EnqueueSnapshot {
@@ -89,6 +95,32 @@ export function planEnqueue(
     writes: { ...queued, change: start.change, messages: start.messages },
     start: lease,
   };
+}
+
+/**
+ * What `enqueue` answers once its writes are applied; `raced` when another insert of the same message won
+ * after the snapshot was read (the store reads that turn and answers it as a duplicate).
+ */
+export function enqueueOutcome(
+  plan: EnqueuePlan,
+  applied: AppliedTurnWrites,
+): EnqueueResult | { type: 'raced' } {
+  if (plan.type === 'duplicate') return { type: 'duplicate', turn: plan.turn };
+  if (plan.type === 'refused') return { type: 'refused', reason: plan.reason, unfinished: plan.unfinished };
+  if (applied.type === 'duplicate') return { type: 'raced' };
+  const { turn, conversation } = applied.type === 'applied' ? applied : {};
+  if (!turn || !conversation)
+    throw new Error(`turn ${plan.writes.turnId} vanished inside its own transaction`);
+  const claim = plan.start
+    ? {
+        type: 'claimed' as const,
+        turn,
+        mode: 'start' as const,
+        fence: { turnId: turn.id, owner: plan.start.owner, token: turn.leaseToken },
+        conversation,
+      }
+    : undefined;
+  return { type: 'enqueued', turn, conversation, claim };
 }
 
 /** What a claim reads inside its transaction: the turn and the facts `decideClaim` needs. */

@@ -4,7 +4,7 @@ import type { ConversationKey } from '../ports/conversation-store.js';
 import type { ToolCallRef } from '../ports/transcript-store.js';
 import type { Fence, Lease } from '../ports/turn-claim.js';
 import type { TurnFailure } from '../ports/turn-store.js';
-import type { Approval, TurnStatus } from '../records.js';
+import type { Approval, Conversation, Turn, TurnStatus } from '../records.js';
 import { LeaseLostError } from '../store-errors.js';
 import type { ChatMessage } from '../transcript-records.js';
 
@@ -96,3 +96,17 @@ export function noWrites(turnId: string, conversationId: string): TurnWrites {
     finished: false,
   };
 }
+
+/** What applying a write set did, as every store's apply reports it. */
+export type AppliedTurnWrites =
+  /** The turn's row as the writes left it (when they changed it or inserted it) and the requests made. */
+  | {
+      readonly type: 'applied';
+      readonly turn?: Turn;
+      readonly conversation?: Conversation;
+      readonly approvals: Approval[];
+    }
+  /** A turn was made from the same message already: nothing after the kept message was written. */
+  | { readonly type: 'duplicate' }
+  /** Another claim took the turn first: nothing was written. */
+  | { readonly type: 'taken' };

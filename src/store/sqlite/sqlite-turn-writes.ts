@@ -1,6 +1,6 @@
-import type { Approval, Conversation, Turn } from '../records.js';
+import type { Conversation, Turn } from '../records.js';
 import { type ConversationRow, type TurnRow, toConversation, toTurn } from '../row-mappers.js';
-import type { TurnWrites } from '../rules/turn-writes.js';
+import type { AppliedTurnWrites, TurnWrites } from '../rules/turn-writes.js';
 import { prepareApprovalCreate } from './sqlite-approval-rows.js';
 import type { SqliteContext } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
@@ -8,19 +8,6 @@ import { prepareMessageAppend } from './sqlite-transcript.js';
 
 // turns_open's condition word for word (migrations.ts): a query that repeats it can use that partial index.
 export const activeStatuses = `('queued', 'running', 'awaiting_approval')`;
-
-export type AppliedTurnWrites =
-  /** The turn's row as the writes left it (when they changed it or inserted it) and the requests made. */
-  | {
-      readonly type: 'applied';
-      readonly turn?: Turn;
-      readonly conversation?: Conversation;
-      readonly approvals: Approval[];
-    }
-  /** A turn was made from the same message already: nothing after the kept message was written. */
-  | { readonly type: 'duplicate' }
-  /** Another claim took the turn first: nothing was written. */
-  | { readonly type: 'taken' };
 
 /** Applies a turn transition's write set, inside the caller's write transaction; decides nothing. */
 export function prepareTurnWrites(context: SqliteContext) {

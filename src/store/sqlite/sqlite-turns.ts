@@ -3,7 +3,14 @@ import { type KvSnapshot, kvSnapshotSchema } from '../kv-snapshot.js';
 import type { Approval, Turn } from '../records.js';
 import { parseJsonColumn, type TurnRow, toTurn } from '../row-mappers.js';
 import type { AdmissionLimits } from '../rules/admit-turn.js';
-import { countLimits, planComplete, planEnqueue, planFail, planSuspend } from '../rules/plan-turn.js';
+import {
+  countLimits,
+  enqueueOutcome,
+  planComplete,
+  planEnqueue,
+  planFail,
+  planSuspend,
+} from '../rules/plan-turn.js';
 import type {
   Effects,
   EnqueueResult,
@@ -91,26 +98,11 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
           counted.byUser > 0 ? (unfinishedByUser.get(turn.requestedBy, counted.byUser)?.n ?? 0) : 0,
       };
       const plan = planEnqueue(snapshot, turn, id, { lease, limits, at });
-      const applied = apply(plan.writes, at);
-      if (plan.type === 'duplicate') return { type: 'duplicate', turn: plan.turn };
-      if (plan.type === 'refused')
-        return { type: 'refused', reason: plan.reason, unfinished: plan.unfinished };
+      const outcome = enqueueOutcome(plan, apply(plan.writes, at));
       // One message delivered twice at once: the other insert won.
-      if (applied.type === 'duplicate')
+      if (outcome.type === 'raced')
         return { type: 'duplicate', turn: existingTurn(byTrigger.get(turn.triggerKey), turn.turnId) };
-      const { turn: started, conversation } = applied.type === 'applied' ? applied : {};
-      if (!started || !conversation)
-        throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
-      const claim = plan.start
-        ? {
-            type: 'claimed' as const,
-            turn: started,
-            mode: 'start' as const,
-            fence: { turnId: turn.turnId, owner: plan.start.owner, token: started.leaseToken },
-            conversation,
-          }
-        : undefined;
-      return { type: 'enqueued', turn: started, conversation, claim };
+      return outcome;
     },
   );
 
