@@ -83,6 +83,7 @@ export function planEnqueue(
     { now: options.at, blockedByEarlier: snapshot.unfinishedInThread > 0, pendingApprovals: 0 },
   );
   if (decision.type === 'refuse') return { type: 'enqueue', writes: queued };
+  // Taken from the row just inserted: queued, with the schema's first token.
   const start = takeWrites(
     { conversationId, status: 'queued', leaseToken: 0, inputText: turn.inputText },
     turn.turnId,

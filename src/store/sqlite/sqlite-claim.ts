@@ -2,7 +2,10 @@ import { type TurnRow, toTurn } from '../row-mappers.js';
 import { planClaim } from '../rules/plan-turn.js';
 import type { ClaimOptions, ClaimResult, Lease } from '../store.js';
 import type { SqliteContext } from './sqlite-context.js';
-import { activeStatuses, prepareTurnWrites } from './sqlite-turn-writes.js';
+import { prepareTurnWrites } from './sqlite-turn-writes.js';
+
+// turns_open's condition word for word (migrations.ts): a query that repeats it can use that partial index.
+export const activeStatuses = `('queued', 'running', 'awaiting_approval')`;
 
 /**
  * The claim itself, to run inside a caller's write transaction: `approvals.resolve` uses it to resume a

@@ -6,9 +6,6 @@ import type { SqliteContext } from './sqlite-context.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
 import { prepareMessageAppend } from './sqlite-transcript.js';
 
-// turns_open's condition word for word (migrations.ts): a query that repeats it can use that partial index.
-export const activeStatuses = `('queued', 'running', 'awaiting_approval')`;
-
 /** Applies a turn transition's write set, inside the caller's write transaction; decides nothing. */
 export function prepareTurnWrites(context: SqliteContext) {
   const { db } = context;

@@ -22,9 +22,9 @@ import type {
   TurnFailure,
   TurnStore,
 } from '../store.js';
-import { prepareTurnClaim } from './sqlite-claim.js';
+import { activeStatuses, prepareTurnClaim } from './sqlite-claim.js';
 import { prepareHolderRead, type SqliteContext, writeTransaction } from './sqlite-context.js';
-import { activeStatuses, prepareTurnWrites } from './sqlite-turn-writes.js';
+import { prepareTurnWrites } from './sqlite-turn-writes.js';
 
 export function createSqliteTurns(context: SqliteContext): TurnStore {
   const { db, now } = context;
