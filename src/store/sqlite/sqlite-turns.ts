@@ -3,14 +3,8 @@ import { type KvSnapshot, kvSnapshotSchema } from '../kv-snapshot.js';
 import type { Approval, Turn } from '../records.js';
 import { parseJsonColumn, type TurnRow, toTurn } from '../row-mappers.js';
 import type { AdmissionLimits } from '../rules/admit-turn.js';
-import {
-  countLimits,
-  enqueueOutcome,
-  planComplete,
-  planEnqueue,
-  planFail,
-  planSuspend,
-} from '../rules/plan-turn.js';
+import { countLimits, enqueueOutcome, planEnqueue } from '../rules/plan-enqueue.js';
+import { planComplete, planFail, planSuspend } from '../rules/plan-turn.js';
 import type {
   Effects,
   EnqueueResult,
