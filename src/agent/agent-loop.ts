@@ -35,8 +35,6 @@ export interface LoopRun {
   readonly budget: TurnBudget;
   /** Tokens the model may be sent (system prompt, tools and messages); older exchanges are left out. */
   readonly contextTokens: number;
-  /** See `ToolBatch.takeStartedCall`; set by the runner from its claim. */
-  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => Promise<boolean>;
   /** Parks the whole turn with a batch's pending rows (see `ToolBatch.suspend`); set by the runner. */
   readonly suspend: ToolBatch['suspend'];
   readonly signal: AbortSignal;
@@ -86,7 +84,6 @@ export async function runAgentLoop(run: LoopRun, deps: LoopDeps): Promise<LoopRe
     budget: run.budget,
     signal: run.signal,
     suspend: run.suspend,
-    takeStartedCall: run.takeStartedCall,
     progress: run.progress,
     runAgent: (request: NestedAgentRequest, site: ToolCallSite) => runNestedAgent(request, site, run, deps),
   };

@@ -42,11 +42,6 @@ export interface ToolBatch {
   readonly signal: AbortSignal;
   /** Runs a nested agent for the delegating call `site`. */
   readonly runAgent: (request: NestedAgentRequest, site: ToolCallSite) => Promise<string>;
-  /**
-   * The ledger entry the claim that resumed this turn already wrote (see `ClaimedTurn.startedCall`):
-   * taken, once, instead of writing it again; true once that claim's commit is on disk.
-   */
-  readonly takeStartedCall: (transcriptId: string, toolCallId: string) => Promise<boolean>;
   /** Told as calls start, finish or wait on people; absent for nested agents, whose steps are their own. */
   readonly progress?: ReportProgress;
   /**
@@ -251,9 +246,11 @@ async function runPlan(
       outcome: { type: 'refused', by: 'holdfast' },
     });
   }
-  const start = (await batch.takeStartedCall(site.transcriptId, call.id))
-    ? ({ type: 'started' } as const)
-    : await deps.store.transcript.startTool(site.fence, { ...refOf(site), toolName: tool.name, argsHash });
+  const start = await deps.store.transcript.startTool(site.fence, {
+    ...refOf(site),
+    toolName: tool.name,
+    argsHash,
+  });
   if (start.type === 'previously-started' && !tool.idempotent) {
     deps.logger.warn(
       { tool: tool.name, toolCallId: call.id },

@@ -165,12 +165,6 @@ export class TurnRunner {
     log.debug('turn claimed');
     const cardsFor = (approvals: readonly Approval[]) =>
       approvalCards(turn, approvals, { approverCopies: this.#options.approverCopies });
-    let startedCall = claim.startedCall;
-    const takeStartedCall = async (transcriptId: string, toolCallId: string) => {
-      if (startedCall?.transcriptId !== transcriptId || startedCall.toolCallId !== toolCallId) return false;
-      startedCall = undefined;
-      return true;
-    };
     try {
       const progress = this.#progressOf(turn, log);
       const result = await runAgentLoop(
@@ -188,7 +182,6 @@ export class TurnRunner {
           maxSteps: this.#options.maxSteps,
           budget,
           contextTokens: this.#options.contextTokens ?? defaultContextTokens,
-          takeStartedCall,
           progress,
           // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
           suspend: (batch) =>

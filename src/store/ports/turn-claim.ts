@@ -25,12 +25,6 @@ export type ClaimResult =
       readonly mode: 'start' | 'resume' | 'recover';
       readonly fence: Fence;
       /**
-       * A resume claim marks the approved call the turn runs first as started in its own commit (the
-       * at-most-once ledger): the runner runs it without writing the marker again. Anyone else who finds
-       * the marker treats it as a start whose outcome is unknown.
-       */
-      readonly startedCall?: { readonly transcriptId: string; readonly toolCallId: string };
-      /**
        * The turn's conversation as the claim's own commit read it, when it had reason to (a new turn is
        * claimed as its conversation is written): the runner reads it otherwise.
        */

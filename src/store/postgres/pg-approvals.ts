@@ -24,10 +24,11 @@ import {
   toPgApproval,
 } from './pg-approval-rows.js';
 import { insertAuditRow } from './pg-audit-chain.js';
-import { claimInside, markReady } from './pg-claim.js';
+import { claimInside } from './pg-claim.js';
 import { checkFence, momentSql, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { createGrantInside } from './pg-grants.js';
 import { writeOutbox } from './pg-outbox-writer.js';
+import { markReady } from './pg-turn-writes.js';
 
 type Row = ApprovalRowWithParts;
 

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
+import { checkHolder, type TurnHolder } from '../rules/turn-writes.js';
 import type { Fence } from '../store.js';
-import { LeaseLostError } from '../store-errors.js';
 import type { PgDeferredWrites } from './pg-deferred-writes.js';
 import { pgCode, retriedCodes, translatePgError } from './pg-errors.js';
 import { StatementBatch } from './pg-statement-batch.js';
@@ -243,16 +243,25 @@ async function connect(pool: Pool): Promise<PoolClient> {
  * turn (its messages) are not held up. Returns the turn's conversation.
  */
 export async function checkFence(tx: Tx, fence: Fence): Promise<string> {
+  return checkHolder(await holderOf(tx, fence.turnId), fence).conversationId;
+}
+
+/** Who holds a turn, its row locked until commit (see `checkFence`), for its fence to be checked against. */
+export async function holderOf(tx: Tx, turnId: string): Promise<TurnHolder | undefined> {
   const row = await tx.one<{
     conversation_id: string;
-    status: string;
+    status: TurnHolder['status'];
     lease_owner: string | null;
     lease_token: number;
   }>('SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR NO KEY UPDATE', [
-    fence.turnId,
+    turnId,
   ]);
-  if (row?.status !== 'running' || row.lease_owner !== fence.owner || row.lease_token !== fence.token) {
-    throw new LeaseLostError(fence.turnId);
-  }
-  return row.conversation_id;
+  return row
+    ? {
+        conversationId: row.conversation_id,
+        status: row.status,
+        leaseOwner: row.lease_owner,
+        leaseToken: row.lease_token,
+      }
+    : undefined;
 }

@@ -1,68 +1,20 @@
-import { z } from 'zod';
 import { conversationId } from '../conversation-id.js';
 import type { KvSnapshot } from '../kv-snapshot.js';
 import { kvSnapshotSchema } from '../kv-snapshot.js';
-import type { Approval } from '../records.js';
-import { parseJsonColumn, type TurnRow, toConversation, toTurn } from '../row-mappers.js';
-import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
-import type {
-  Effects,
-  EnqueueResult,
-  Fence,
-  Lease,
-  NewTurn,
-  SuspendBatch,
-  TurnFailure,
-  TurnStore,
-} from '../store.js';
-import { createApprovalInside } from './pg-approval-rows.js';
-import {
-  activeStatuses,
-  type ClaimRow,
-  claimInside,
-  claimRead,
-  lockTurnConversation,
-  lockTurnConversationOf,
-  markReady,
-} from './pg-claim.js';
-import { autocommit, checkFence, type PgContext, read, type Tx, transaction } from './pg-context.js';
-import { appendLater } from './pg-messages.js';
+import { parseJsonColumn, type TurnRow, toTurn } from '../row-mappers.js';
+import type { AdmissionLimits } from '../rules/admit-turn.js';
+import { countLimits, enqueueOutcome, planEnqueue } from '../rules/plan-enqueue.js';
+import { planComplete, planFail, planSuspend } from '../rules/plan-turn.js';
+import type { Effects, EnqueueResult, Lease, NewTurn, SuspendBatch, TurnStore } from '../store.js';
+import { activeStatuses, claimInside } from './pg-claim.js';
+import { autocommit, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { workChannel } from './pg-notifications.js';
-import { writeOutbox } from './pg-outbox-writer.js';
+import { applyTurnWrites, holderInside } from './pg-turn-writes.js';
 
-/** Tells every replica that a turn left its holder: the thread's next turn, or the turn itself, is free. */
-function announce(tx: Tx, conversation: string, turnId: string, event: 'released' | 'finished') {
-  tx.notify(workChannel, JSON.stringify({ conversationId: conversation, turnId, event }));
-}
-
-function finish(
-  tx: Tx,
-  turnId: string,
-  status: 'completed' | 'failed' | 'awaiting_approval',
-  error: TurnFailure | null,
-) {
-  tx.later(
-    `UPDATE turns SET status = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3,
-       error_code = $4, error_message = $5, stopped_by = $6
-     WHERE id = $1`,
-    [turnId, status, tx.now, error?.code ?? null, error?.message ?? null, error?.stoppedBy ?? null],
-  );
-}
-
-/** A thread's row as `row_to_json` gives it back. */
-const conversationRowSchema = z.object({
-  id: z.string(),
-  team_id: z.string(),
-  channel_id: z.string(),
-  thread_ts: z.string(),
-  kv_json: z.string(),
-  created_at: z.number(),
-});
-
-async function duplicateOf(tx: Tx, turn: NewTurn): Promise<EnqueueResult> {
+async function turnOfTrigger(tx: Tx, turn: NewTurn) {
   const existing = await tx.one<TurnRow>('SELECT * FROM turns WHERE trigger_key = $1', [turn.triggerKey]);
   if (!existing) throw new Error(`turn ${turn.turnId} conflicted without a row`);
-  return { type: 'duplicate', turn: toTurn(existing) };
+  return toTurn(existing);
 }
 
 export function createPgTurns(context: PgContext): TurnStore {
@@ -73,71 +25,26 @@ export function createPgTurns(context: PgContext): TurnStore {
       // Two of one person's messages in different threads hold different thread locks: without this, both
       // would count the same unfinished work under READ COMMITTED and both be admitted past the limit.
       if (limits) tx.lockPerson(turn.requestedBy);
-      if (turn.inboundKey !== undefined)
-        tx.later('DELETE FROM inbound_messages WHERE key = $1', [turn.inboundKey]);
       // Under the lock, one read: is this message a turn already, and what is unfinished (counted up to
-      // the limits only, so a backlog costs no more than the limit to check; nothing without limits).
+      // what the plan needs only, so a backlog costs no more than the limit to check).
+      const counted = countLimits(lease, limits);
       const facts = await tx.one<{ duplicate: boolean; in_thread: number; by_user: number }>(
         `SELECT EXISTS (SELECT 1 FROM turns WHERE trigger_key = $1) AS duplicate,
            (SELECT count(*) FROM (SELECT 1 FROM turns WHERE conversation_id = $2 AND status IN ${activeStatuses}
              LIMIT $3) t)::int AS in_thread,
            (SELECT count(*) FROM (SELECT 1 FROM turns WHERE requested_by = $4 AND status IN ${activeStatuses}
              LIMIT $5) u)::int AS by_user`,
-        [turn.triggerKey, id, limits?.perThread ?? 0, turn.requestedBy, limits?.perUser ?? 0],
+        [turn.triggerKey, id, counted.inThread, turn.requestedBy, counted.byUser],
       );
-      if (facts?.duplicate) return duplicateOf(tx, turn);
-      if (limits) {
-        const admission = admitTurn({ inThread: facts?.in_thread ?? 0, byUser: facts?.by_user ?? 0 }, limits);
-        if (admission.type === 'refuse')
-          return { type: 'refused', reason: admission.reason, unfinished: admission.unfinished };
-      }
-      tx.later(
-        `INSERT INTO conversations (id, team_id, channel_id, thread_ts, created_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (id) DO NOTHING`,
-        [id, turn.teamId, turn.channelId, turn.threadTs, tx.now],
-      );
-      // One Slack message delivered to two replicas at once lands here twice: one insert wins. The thread's
-      // row comes back with the turn (inserted just before, or there already); a turn to start at once is
-      // read for its claim in the same message.
-      const [insertedAnswer, claimAnswer] = await tx.each([
-        {
-          text: `WITH inserted AS (
-                   INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
-                     created_at, updated_at)
-                   VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $7)
-                   ON CONFLICT (trigger_key) DO NOTHING
-                   RETURNING *)
-                 SELECT inserted.*, row_to_json(c) AS conversation_row
-                 FROM inserted JOIN conversations c ON c.id = inserted.conversation_id`,
-          values: [
-            turn.turnId,
-            id,
-            turn.triggerKey,
-            turn.triggerTs,
-            turn.requestedBy,
-            turn.inputText,
-            tx.now,
-          ],
-        },
-        ...(lease ? [claimRead(turn.turnId)] : []),
-      ]);
-      const inserted = insertedAnswer?.rows[0] as (TurnRow & { conversation_row: unknown }) | undefined;
-      if (!inserted) return duplicateOf(tx, turn);
-      const conversation = conversationRowSchema.parse(inserted.conversation_row);
-      const read = claimAnswer?.rows[0] as ClaimRow | undefined;
-      const started = lease ? await claimInside(tx, turn.turnId, lease, { locked: true, read }) : undefined;
-      return {
-        type: 'enqueued',
-        turn: started?.type === 'claimed' ? started.turn : toTurn(inserted),
-        conversation: toConversation(conversation),
-        claim: started?.type === 'claimed' ? started : undefined,
+      const snapshot = {
+        duplicate: facts?.duplicate ? await turnOfTrigger(tx, turn) : undefined,
+        unfinishedInThread: facts?.in_thread ?? 0,
+        unfinishedByUser: facts?.by_user ?? 0,
       };
+      const plan = planEnqueue(snapshot, turn, id, { lease, limits, at: tx.now });
+      const outcome = enqueueOutcome(plan, await applyTurnWrites(tx, plan.writes));
+      return outcome.type === 'raced' ? { type: 'duplicate', turn: await turnOfTrigger(tx, turn) } : outcome;
     });
-
-  const lockedFence = async (tx: Tx, fence: Fence) => {
-    lockTurnConversation(tx, fence.turnId);
-    return checkFence(tx, fence);
-  };
 
   return {
     enqueue,
@@ -156,71 +63,18 @@ export function createPgTurns(context: PgContext): TurnStore {
     },
     complete: (fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) =>
       transaction(context, async (tx) => {
-        const conversation = await lockedFence(tx, fence);
-        // Past the fence, nothing needs an answer: every write travels with COMMIT.
-        tx.later(
-          `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
-           VALUES ($1, $1, $2, 'assistant', $3, $4)`,
-          [conversation, fence.turnId, result.answer, tx.now],
-        );
-        tx.later('UPDATE conversations SET kv_json = $2 WHERE id = $1', [
-          conversation,
-          JSON.stringify(result.kv),
-        ]);
-        finish(tx, fence.turnId, 'completed', null);
-        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
-        announce(tx, conversation, fence.turnId, 'finished');
+        await applyTurnWrites(tx, planComplete(await holderInside(tx, fence.turnId), fence, result, effects));
       }),
     suspend: (fence, kv, effects: Effects = {}, batch?: SuspendBatch) =>
       transaction(context, async (tx) => {
-        await lockedFence(tx, fence);
-        const approvals: Approval[] = [];
-        if (batch) {
-          if (batch.message) appendLater(tx, fence.turnId, batch.transcriptId, batch.message);
-          for (const approval of batch.approvals)
-            approvals.push((await createApprovalInside(tx, approval)).approval);
-          if (batch.restartCall)
-            tx.later('DELETE FROM tool_executions WHERE transcript_id = $1 AND tool_call_id = $2', [
-              batch.restartCall.transcriptId,
-              batch.restartCall.toolCallId,
-            ]);
-        }
-        // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
-        tx.later(
-          `UPDATE approvals SET kv_snapshot_json = $2 WHERE request_id = (
-             SELECT request_id FROM approvals WHERE turn_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1)`,
-          [fence.turnId, JSON.stringify(kv)],
-        );
-        finish(tx, fence.turnId, 'awaiting_approval', null);
-        // Decided already (from the inbox, while the turn was still running): ready to resume at once.
-        markReady(tx, fence.turnId);
-        writeOutbox(
-          tx,
-          [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
-          effects.deliverAs,
-        );
-        return approvals;
+        const writes = planSuspend(await holderInside(tx, fence.turnId), fence, kv, effects, batch);
+        const applied = await applyTurnWrites(tx, writes);
+        return applied.type === 'applied' ? applied.approvals : [];
       }),
     fail: (target, error, effects: Effects = {}) =>
       transaction(context, async (tx) => {
-        let conversation: string;
-        if ('token' in target) {
-          conversation = await lockedFence(tx, target);
-          finish(tx, target.turnId, 'failed', error);
-        } else {
-          if (!(await lockTurnConversationOf(tx, target.turnId))) return;
-          const failed = await tx.one<{ conversation_id: string }>(
-            `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2,
-               error_code = $3, error_message = $4, stopped_by = $5
-             WHERE id = $1 AND status IN ${activeStatuses}
-             RETURNING conversation_id`,
-            [target.turnId, tx.now, error.code, error.message, error.stoppedBy ?? null],
-          );
-          if (!failed) return;
-          conversation = failed.conversation_id;
-        }
-        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
-        announce(tx, conversation, target.turnId, 'finished');
+        const writes = planFail(await holderInside(tx, target.turnId), target, error, effects);
+        if (writes) await applyTurnWrites(tx, writes);
       }),
     async release(fence) {
       // The lease lapses and the other replicas hear of it, in one statement.

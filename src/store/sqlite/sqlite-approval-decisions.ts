@@ -10,10 +10,11 @@ import {
 } from '../rules/plan-decision.js';
 import type { DecisionInput, Lease, RebindResult, ResolveOptions, ResolveResult } from '../store.js';
 import { prepareApprovalRows } from './sqlite-approval-rows.js';
-import { prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
+import { prepareTurnClaim } from './sqlite-claim.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
 import { prepareOutboxWriter } from './sqlite-outbox.js';
+import { prepareReadyMark } from './sqlite-turn-writes.js';
 
 /**
  * Deciding requests (a vote, the decision with its grant for "always", expiry), each in one commit with

@@ -1,32 +1,19 @@
-import { type TurnRow, toolCallsSchema, toTurn } from '../row-mappers.js';
-import { decideClaim } from '../rules/claim-turn.js';
-import { nextCallToRun } from '../rules/next-call.js';
+import { type TurnRow, toTurn } from '../row-mappers.js';
+import { planClaim } from '../rules/plan-turn.js';
 import type { ClaimOptions, ClaimResult, Lease } from '../store.js';
 import type { SqliteContext } from './sqlite-context.js';
+import { prepareTurnWrites } from './sqlite-turn-writes.js';
 
 // turns_open's condition word for word (migrations.ts): a query that repeats it can use that partial index.
 export const activeStatuses = `('queued', 'running', 'awaiting_approval')`;
 
 /**
- * Marks an awaiting turn ready to resume once none of its requests is undecided; inside the commit that
- * decided (or expired) the last one.
+ * The claim itself, to run inside a caller's write transaction: `approvals.resolve` uses it to resume a
+ * turn in the same commit that made it runnable. Who may take the turn and what taking it writes is the
+ * pure `planClaim`; this only reads its snapshot and applies its writes.
  */
-export function prepareReadyMark({ db }: SqliteContext): (turnId: string, at: number) => void {
-  const mark = db.prepare(
-    `UPDATE turns SET ready_at = @at WHERE id = @turnId AND status = 'awaiting_approval' AND ready_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.turn_id = @turnId AND a.resolved_at IS NULL)`,
-  );
-  return (turnId, at) => {
-    mark.run({ turnId, at });
-  };
-}
-
-/**
- * The claim itself, to run inside a caller's write transaction: `enqueue` and `approvals.resolve` use it
- * to start or resume a turn in the same commit that made it runnable. Who may take the turn is the pure
- * rule in `decideClaim`; this only gathers its facts and applies its answer.
- */
-export function prepareTurnClaim({ db, now }: SqliteContext) {
+export function prepareTurnClaim(context: SqliteContext) {
+  const { db, now } = context;
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const earlierActive = db.prepare<[string, number, string], { n: number }>(
     `SELECT EXISTS (SELECT 1 FROM turns
@@ -35,95 +22,29 @@ export function prepareTurnClaim({ db, now }: SqliteContext) {
   const pendingApprovals = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
   );
-  const setRunning = db.prepare<[{ id: string; owner: string; expires: number; now: number }], TurnRow>(
-    `UPDATE turns SET status = 'running', lease_owner = @owner, lease_expires_at = @expires,
-       lease_token = lease_token + 1, attempts = attempts + 1, ready_at = NULL, updated_at = @now WHERE id = @id
-     RETURNING *`,
-  );
-  const appendUserMessage = db.prepare(
-    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
-     VALUES (@conversationId, @conversationId, @turnId, 'user', @content, @now)`,
-  );
-  const lastCalls = db.prepare<[string], { seq: number; tool_calls_json: string }>(
-    `SELECT seq, tool_calls_json FROM messages WHERE transcript_id = ? AND role = 'assistant'
-       AND tool_calls_json IS NOT NULL ORDER BY seq DESC LIMIT 1`,
-  );
-  const resultsAfter = db.prepare<[string, number], { tool_call_id: string }>(
-    `SELECT tool_call_id FROM messages WHERE transcript_id = ? AND role = 'tool' AND seq > ?`,
-  );
-  const allowedApproval = db.prepare<[string, string], { tool_name: string; args_hash: string }>(
-    `SELECT tool_name, args_hash FROM approvals WHERE transcript_id = ? AND tool_call_id = ? AND decision = 'allowed'`,
-  );
-  const markStarted = db.prepare(
-    `INSERT INTO tool_executions (transcript_id, tool_call_id, conversation_id, turn_id, tool_name, args_hash,
-       status, started_at, lease_token)
-     VALUES (@transcriptId, @toolCallId, @transcriptId, @turnId, @toolName, @argsHash, 'started', @now, @token)
-     ON CONFLICT (transcript_id, tool_call_id) DO NOTHING`,
-  );
-  /**
-   * The claim that resumes a turn also marks, in its own commit, the approved call the turn runs first:
-   * nothing but this process's in-memory preparation lies between this commit and that call starting, so
-   * the marker costs no commit of its own. A crash in that instant reports the call's outcome as unknown,
-   * never runs it twice.
-   */
-  const markFirstApprovedCall = (turnId: string, conversationId: string, token: number, at: number) => {
-    const last = lastCalls.get(conversationId);
-    if (!last) return undefined;
-    const calls = toolCallsSchema.parse(JSON.parse(last.tool_calls_json));
-    const answered = new Set(resultsAfter.all(conversationId, last.seq).map((row) => row.tool_call_id));
-    const next = nextCallToRun(calls, answered);
-    if (!next) return undefined;
-    const approval = allowedApproval.get(conversationId, next.id);
-    if (!approval) return undefined;
-    const marked = markStarted.run({
-      transcriptId: conversationId,
-      toolCallId: next.id,
-      turnId,
-      toolName: approval.tool_name,
-      argsHash: approval.args_hash,
-      now: at,
-      token,
-    });
-    return marked.changes === 1 ? { transcriptId: conversationId, toolCallId: next.id } : undefined;
-  };
+  const apply = prepareTurnWrites(context);
   return (turnId: string, lease: Lease, options: ClaimOptions = {}): ClaimResult => {
     const row = byId.get(turnId);
     if (!row) return { type: 'not-claimable', reason: 'unknown turn' };
     const at = now();
     const turn = toTurn(row);
-    const decision = decideClaim(turn, {
-      now: at,
+    const snapshot = {
+      turn,
       blockedByEarlier:
         row.status === 'queued' && (earlierActive.get(row.conversation_id, row.seq, row.id)?.n ?? 0) > 0,
       pendingApprovals: row.status === 'awaiting_approval' ? (pendingApprovals.get(turnId)?.n ?? 0) : 0,
-      takeOverFrom: options.takeOverFrom,
-    });
-    if (decision.type === 'refuse') return { type: 'not-claimable', reason: decision.reason, turn };
-    const running = setRunning.get({
-      id: turnId,
-      owner: lease.owner,
-      expires: at + lease.durationMs,
-      now: at,
-    });
-    if (decision.mode === 'start') {
-      appendUserMessage.run({
-        conversationId: row.conversation_id,
-        turnId,
-        content: row.input_text,
-        now: at,
-      });
-    }
-    const claimed = toTurn(running as TurnRow);
-    const startedCall =
-      decision.mode === 'resume'
-        ? markFirstApprovedCall(turnId, row.conversation_id, claimed.leaseToken, at)
-        : undefined;
+    };
+    const plan = planClaim(snapshot, lease, options, at);
+    if (plan.type === 'refuse') return { type: 'not-claimable', reason: plan.reason, turn };
+    const applied = apply(plan.writes, at);
+    if (applied.type !== 'applied' || !applied.turn)
+      return { type: 'not-claimable', reason: 'taken by another process', turn };
+    const claimed = applied.turn;
     return {
       type: 'claimed',
       turn: claimed,
-      mode: decision.mode,
+      mode: plan.mode,
       fence: { turnId, owner: lease.owner, token: claimed.leaseToken },
-      ...(startedCall ? { startedCall } : {}),
     };
   };
 }

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { sqliteCode } from '../open-database.js';
+import { checkHolder, type TurnHolder } from '../rules/turn-writes.js';
 import type { Fence } from '../store.js';
-import { LeaseLostError, StoreBusyError, StoreStoppedError, StoreUnavailableError } from '../store-errors.js';
+import { StoreBusyError, StoreStoppedError, StoreUnavailableError } from '../store-errors.js';
 import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
 
 export { parseJsonColumn } from '../row-mappers.js';
@@ -82,23 +83,33 @@ export function translateBusy<Result>(work: () => Result): Result {
 
 const unavailable = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_CORRUPT'];
 
+/** Reads who holds a turn, for its fence to be checked against (`checkHolder`). */
+export function prepareHolderRead({ db }: SqliteContext): (turnId: string) => TurnHolder | undefined {
+  const holder = db.prepare<
+    [string],
+    { status: TurnHolder['status']; lease_owner: string | null; lease_token: number; conversation_id: string }
+  >('SELECT status, lease_owner, lease_token, conversation_id FROM turns WHERE id = ?');
+  return (turnId) => {
+    const row = holder.get(turnId);
+    return row
+      ? {
+          conversationId: row.conversation_id,
+          status: row.status,
+          leaseOwner: row.lease_owner,
+          leaseToken: row.lease_token,
+        }
+      : undefined;
+  };
+}
+
 /**
  * The fence every write made for a turn passes first, inside its transaction: the turn must still be
  * running under this exact claim. A process whose lease was taken over gets LeaseLostError and writes
  * nothing (invariant 6).
  */
-export function prepareFenceCheck({
-  db,
-}: SqliteContext): (fence: Fence) => { readonly conversationId: string } {
-  const holder = db.prepare<
-    [string],
-    { status: string; lease_owner: string | null; lease_token: number; conversation_id: string }
-  >('SELECT status, lease_owner, lease_token, conversation_id FROM turns WHERE id = ?');
-  return (fence) => {
-    const row = holder.get(fence.turnId);
-    if (row?.status !== 'running' || row.lease_owner !== fence.owner || row.lease_token !== fence.token) {
-      throw new LeaseLostError(fence.turnId);
-    }
-    return { conversationId: row.conversation_id };
-  };
+export function prepareFenceCheck(
+  context: SqliteContext,
+): (fence: Fence) => { readonly conversationId: string } {
+  const holderOf = prepareHolderRead(context);
+  return (fence) => checkHolder(holderOf(fence.turnId), fence);
 }

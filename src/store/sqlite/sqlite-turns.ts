@@ -1,14 +1,10 @@
 import { conversationId } from '../conversation-id.js';
 import { type KvSnapshot, kvSnapshotSchema } from '../kv-snapshot.js';
 import type { Approval, Turn } from '../records.js';
-import {
-  type ConversationRow,
-  parseJsonColumn,
-  type TurnRow,
-  toConversation,
-  toTurn,
-} from '../row-mappers.js';
-import { type AdmissionLimits, admitTurn } from '../rules/admit-turn.js';
+import { parseJsonColumn, type TurnRow, toTurn } from '../row-mappers.js';
+import type { AdmissionLimits } from '../rules/admit-turn.js';
+import { countLimits, enqueueOutcome, planEnqueue } from '../rules/plan-enqueue.js';
+import { planComplete, planFail, planSuspend } from '../rules/plan-turn.js';
 import type {
   Effects,
   EnqueueResult,
@@ -20,56 +16,18 @@ import type {
   TurnFailure,
   TurnStore,
 } from '../store.js';
-import { prepareApprovalCreate } from './sqlite-approval-rows.js';
-import { activeStatuses, prepareReadyMark, prepareTurnClaim } from './sqlite-claim.js';
-import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
-import { prepareOutboxWriter } from './sqlite-outbox.js';
-import { prepareMessageAppend } from './sqlite-transcript.js';
+import { activeStatuses, prepareTurnClaim } from './sqlite-claim.js';
+import { prepareHolderRead, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { prepareTurnWrites } from './sqlite-turn-writes.js';
 
 export function createSqliteTurns(context: SqliteContext): TurnStore {
   const { db, now } = context;
-  const checkFence = prepareFenceCheck(context);
-  const writeOutbox = prepareOutboxWriter(context);
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const byTrigger = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE trigger_key = ?');
-  const insertConversation = db.prepare(
-    `INSERT INTO conversations (id, team_id, channel_id, thread_ts, created_at)
-     VALUES (@id, @teamId, @channelId, @threadTs, @now) ON CONFLICT (id) DO NOTHING`,
-  );
-  const selectConversation = db.prepare<[string], ConversationRow>(
-    'SELECT * FROM conversations WHERE id = ?',
-  );
-  const insertTurn = db.prepare(
-    `INSERT INTO turns (id, conversation_id, status, trigger_key, trigger_ts, requested_by, input_text,
-       created_at, updated_at)
-     VALUES (@turnId, @conversationId, 'queued', @triggerKey, @triggerTs, @requestedBy, @inputText, @now, @now)
-     ON CONFLICT (trigger_key) DO NOTHING`,
-  );
-  const settleInbound = db.prepare('DELETE FROM inbound_messages WHERE key = ?');
   const renew = db.prepare(
     `UPDATE turns SET lease_expires_at = @expires
      WHERE id = @id AND status = 'running' AND lease_owner = @owner AND lease_token = @token`,
   );
-  const appendAnswer = db.prepare(
-    `INSERT INTO messages (conversation_id, transcript_id, turn_id, role, content, created_at)
-     VALUES (@conversationId, @conversationId, @turnId, 'assistant', @content, @now)`,
-  );
-  const saveKv = db.prepare('UPDATE conversations SET kv_json = @kv WHERE id = @conversationId');
-  const finish = db.prepare(
-    `UPDATE turns SET status = @status, lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
-       error_code = @errorCode, error_message = @errorMessage, stopped_by = @stoppedBy
-     WHERE id = @id`,
-  );
-  const failAny = db.prepare(
-    `UPDATE turns SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = @now,
-       error_code = @errorCode, error_message = @errorMessage, stopped_by = @stoppedBy
-     WHERE id = @id AND status IN ${activeStatuses}`,
-  );
-  // Decided or not: a request decided from the inbox before this commit still carries the turn's kv.
-  const newestApproval = db.prepare<[string], { request_id: string }>(
-    'SELECT request_id FROM approvals WHERE turn_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
-  );
-  const snapshotKv = db.prepare('UPDATE approvals SET kv_snapshot_json = @kv WHERE request_id = @requestId');
   const releaseLease = db.prepare(
     `UPDATE turns SET lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
      WHERE id = @id AND status = 'running' AND lease_owner = @owner AND lease_token = @token`,
@@ -102,7 +60,6 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const decidedAwaiting = db.prepare<[], TurnRow>(
     `SELECT * FROM turns WHERE status = 'awaiting_approval' AND ready_at IS NOT NULL ORDER BY ready_at`,
   );
-  const markReady = prepareReadyMark(context);
   const latestSnapshot = db.prepare<[string], { kv_snapshot_json: string; request_id: string }>(
     `SELECT kv_snapshot_json, request_id FROM approvals
      WHERE turn_id = ? AND kv_snapshot_json IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
@@ -117,48 +74,29 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
     `SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE requested_by = ? AND status IN ${activeStatuses} LIMIT +?)`,
   );
 
+  const holderOf = prepareHolderRead(context);
+  const apply = prepareTurnWrites(context);
   const claimInside = prepareTurnClaim(context);
-  const appendMessage = prepareMessageAppend(context);
-  const createApproval = prepareApprovalCreate(context);
 
   const enqueue = writeTransaction(
     db,
     (turn: NewTurn, lease?: Lease, limits?: AdmissionLimits): EnqueueResult => {
       const at = now();
       const id = conversationId(turn);
-      if (turn.inboundKey !== undefined) settleInbound.run(turn.inboundKey);
+      const counted = countLimits(lease, limits);
       const duplicate = byTrigger.get(turn.triggerKey);
-      if (duplicate) return { type: 'duplicate', turn: toTurn(duplicate) };
-      if (limits) {
-        const admission = admitTurn(
-          {
-            inThread: unfinishedInThread.get(id, limits.perThread)?.n ?? 0,
-            byUser: unfinishedByUser.get(turn.requestedBy, limits.perUser)?.n ?? 0,
-          },
-          limits,
-        );
-        if (admission.type === 'refuse')
-          return { type: 'refused', reason: admission.reason, unfinished: admission.unfinished };
-      }
-      insertConversation.run({ ...turn, id, now: at });
-      const inserted = insertTurn.run({ ...turn, conversationId: id, now: at });
-      if (inserted.changes === 0) {
-        const existing = byTrigger.get(turn.triggerKey);
-        if (!existing) throw new Error(`turn ${turn.turnId} vanished inside its own transaction`);
-        return { type: 'duplicate', turn: toTurn(existing) };
-      }
-      const conversation = selectConversation.get(id);
-      if (!conversation) throw new Error(`conversation ${id} vanished inside its own transaction`);
-      // Starting right away in the same commit saves a transaction on the hot path; a busy conversation
-      // leaves the turn queued for the scheduler. The claim reads the new row, so it is read once.
-      const started = lease ? claimInside(turn.turnId, lease) : undefined;
-      const record = toConversation(conversation);
-      if (started?.type === 'claimed') {
-        const claim = { ...started, conversation: record };
-        return { type: 'enqueued', turn: started.turn, conversation: record, claim };
-      }
-      const queued = started?.turn ?? queuedTurn(byId.get(turn.turnId), turn.turnId);
-      return { type: 'enqueued', turn: queued, conversation: record, claim: undefined };
+      const snapshot = {
+        duplicate: duplicate ? toTurn(duplicate) : undefined,
+        unfinishedInThread: counted.inThread > 0 ? (unfinishedInThread.get(id, counted.inThread)?.n ?? 0) : 0,
+        unfinishedByUser:
+          counted.byUser > 0 ? (unfinishedByUser.get(turn.requestedBy, counted.byUser)?.n ?? 0) : 0,
+      };
+      const plan = planEnqueue(snapshot, turn, id, { lease, limits, at });
+      const outcome = enqueueOutcome(plan, apply(plan.writes, at));
+      // One message delivered twice at once: the other insert won.
+      if (outcome.type === 'raced')
+        return { type: 'duplicate', turn: existingTurn(byTrigger.get(turn.triggerKey), turn.turnId) };
+      return outcome;
     },
   );
 
@@ -176,80 +114,23 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   const complete = writeTransaction(
     db,
     (fence: Fence, result: { answer: string; kv: KvSnapshot }, effects: Effects = {}) => {
-      // The fence check returns the turn's conversation, so completing reads no other row.
-      const holder = checkFence(fence);
-      const at = now();
-      appendAnswer.run({
-        conversationId: holder.conversationId,
-        turnId: fence.turnId,
-        content: result.answer,
-        now: at,
-      });
-      saveKv.run({ kv: JSON.stringify(result.kv), conversationId: holder.conversationId });
-      finish.run({
-        id: fence.turnId,
-        status: 'completed',
-        now: at,
-        errorCode: null,
-        errorMessage: null,
-        stoppedBy: null,
-      });
-      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+      apply(planComplete(holderOf(fence.turnId), fence, result, effects), now());
     },
   );
 
-  const forgetStart = db.prepare('DELETE FROM tool_executions WHERE transcript_id = ? AND tool_call_id = ?');
   const suspend = writeTransaction(
     db,
     (fence: Fence, kv: KvSnapshot, effects: Effects = {}, batch?: SuspendBatch): Approval[] => {
-      checkFence(fence);
-      const at = now();
-      const approvals: Approval[] = [];
-      if (batch) {
-        if (batch.message) appendMessage(fence.turnId, batch.transcriptId, batch.message, at);
-        for (const approval of batch.approvals) approvals.push(createApproval(approval, at).approval);
-        if (batch.restartCall) forgetStart.run(batch.restartCall.transcriptId, batch.restartCall.toolCallId);
-      }
-      // Invariant 5: the kv snapshot commits with the status change, so a resume anywhere restores it.
-      const newest = newestApproval.get(fence.turnId);
-      if (newest) snapshotKv.run({ kv: JSON.stringify(kv), requestId: newest.request_id });
-      finish.run({
-        id: fence.turnId,
-        status: 'awaiting_approval',
-        now: at,
-        errorCode: null,
-        errorMessage: null,
-        stoppedBy: null,
-      });
-      // Decided already (from the inbox, while the turn was still running): ready to resume at once.
-      markReady(fence.turnId, at);
-      writeOutbox(
-        [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
-        at,
-        effects.deliverAs,
-      );
-      return approvals;
+      const applied = apply(planSuspend(holderOf(fence.turnId), fence, kv, effects, batch), now());
+      return applied.type === 'applied' ? applied.approvals : [];
     },
   );
 
   const fail = writeTransaction(
     db,
     (target: Fence | { turnId: string }, error: TurnFailure, effects: Effects = {}) => {
-      const at = now();
-      const params = {
-        id: target.turnId,
-        now: at,
-        errorCode: error.code,
-        errorMessage: error.message,
-        stoppedBy: error.stoppedBy ?? null,
-      };
-      if ('token' in target) {
-        checkFence(target);
-        finish.run({ ...params, status: 'failed' });
-      } else if (failAny.run(params).changes === 0) {
-        return;
-      }
-      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+      const writes = planFail(holderOf(target.turnId), target, error, effects);
+      if (writes) apply(writes, now());
     },
   );
 
@@ -291,7 +172,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
   };
 }
 
-function queuedTurn(row: TurnRow | undefined, turnId: string): Turn {
+function existingTurn(row: TurnRow | undefined, turnId: string): Turn {
   if (!row) throw new Error(`turn ${turnId} vanished inside its own transaction`);
   return toTurn(row);
 }

@@ -177,7 +177,7 @@ describe('crash recovery', () => {
     ).toEqual([]);
   });
 
-  it('never runs a call twice when the process died right after the click that resumed it', async () => {
+  it('runs the approved call once when the process died after the click claimed its turn, before the call started', async () => {
     const restart = countingTool();
     // The resumed run stops before the call: the process dies with the click's commit already written.
     const model = new ScriptedChatModel([reply.toolCalls(['restart_service', { service: 'web' }])]);
@@ -188,25 +188,25 @@ describe('crash recovery', () => {
     if (suspended.type !== 'awaiting-approval')
       throw new Error(`expected a suspension, got ${suspended.type}`);
 
-    // The click's own commit claims the turn for this process and marks the call it runs first as
-    // started (the at-most-once ledger), so the marker costs no commit of its own.
+    // The click's own commit claims the turn for this process; the call has no ledger entry yet, because
+    // only the process that runs it writes one, as it starts.
     const resolved = await core.store.approvals.resolve(
       { requestId: suspended.approval.requestId, decision: 'allowed', decidedBy: approver },
       { lease: { owner: 'a-process-about-to-die', durationMs: 15_000 } },
     );
-    expect(resolved).toMatchObject({
-      type: 'decided',
-      claim: { mode: 'resume', startedCall: { toolCallId: 'call_1' } },
-    });
+    expect(resolved).toMatchObject({ type: 'decided', claim: { mode: 'resume' } });
+    const ledger = () => core.db.prepare('SELECT tool_call_id, status FROM tool_executions').all();
+    expect(ledger()).toEqual([]);
 
-    const nextModel = new ScriptedChatModel([reply.text('I could not tell whether web restarted.')]);
+    const nextModel = new ScriptedChatModel([reply.text('web restarted')]);
     core.crash({ model: nextModel });
     core.clock.advance(15_001);
     expect((await core.runtime.recover()).rerun).toBe(1);
     expect(await core.nextOutcome()).toMatchObject({ type: 'completed' });
 
-    // Its outcome is unknown to the new process, so the call is reported, not run.
-    expect(restart.runs).toEqual([]);
-    expect(toolResults(nextModel.calls[0]!.messages).get('call_1')).toBe(interruptedResult);
+    // It never started, so the next process runs it, once, and its ledger entry exists.
+    expect(restart.runs).toEqual(['web']);
+    expect(toolResults(nextModel.calls[0]!.messages).get('call_1')).toBe('restarted web');
+    expect(ledger()).toEqual([{ tool_call_id: 'call_1', status: 'finished' }]);
   });
 });
