@@ -31,7 +31,7 @@ export interface OutboxWorkerOptions extends RetryPolicy {
 }
 
 /**
- * Sends the outbox: claims a row (or uses the claim its commit took), sends its parts in order through
+ * Sends the outbox: claims a row, sends its parts in order through
  * the port, records each part as it lands, and ends the row sent, retried later, or failed with a person
  * told (invariant 8). Turn slots never wait on it; what it has not sent yet is on disk for any process.
  */
@@ -54,7 +54,7 @@ export class OutboxWorker {
     this.#now = options.now ?? Date.now;
   }
 
-  get lease(): Lease {
+  get #lease(): Lease {
     return { owner: this.#options.identity.owner, durationMs: this.#options.claimMs };
   }
 
@@ -211,16 +211,13 @@ export class OutboxWorker {
         holdBack();
         continue;
       }
-      const step = claimStep(entry, now, identity, this.#unsettled.has(entry.id));
+      const step = claimStep(entry, now, identity);
       if (step.type === 'wait') {
         wake = Math.min(wake, step.at);
         holdBack();
         continue;
       }
-      const claimed =
-        step.type === 'held'
-          ? entry
-          : await store.outbox.claim(entry.id, this.lease, { takeOverFrom: step.takeOverFrom });
+      const claimed = await store.outbox.claim(entry.id, this.#lease, { takeOverFrom: step.takeOverFrom });
       if (claimed) {
         this.#unsettled.delete(claimed.id);
         // A row that did not reach an outcome has scheduled its own next attempt.
@@ -312,7 +309,7 @@ export class OutboxWorker {
   async #giveUp(entry: OutboxEntry, token: ClaimToken, reason: string): Promise<void> {
     const { store, logger } = this.#options;
     const notify = await undeliverableNotice(store, entry, reason);
-    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, notify }, this.lease))) return;
+    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, notify }))) return;
     logger.error({ outboxId: entry.id, key: entry.key, reason }, 'delivery given up; the requester is told');
     if (notify.length > 0) this.kick(entry.conversationId);
     this.#options.onGiveUp?.(entry, reason);

@@ -1,6 +1,6 @@
 import type { DeliveryProgress, NewOutboxEntry } from '../outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
-import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
+import type { ClaimToken, CompletedDelivery, OutboxStore } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
 import { autocommit, momentSql, type PgContext, read, transaction } from './pg-context.js';
 import { writeOutbox, writeOutboxReturning } from './pg-outbox-writer.js';
@@ -59,10 +59,10 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       return results;
     });
   return {
-    enqueue: (entries: readonly NewOutboxEntry[], deliverAs?: Lease) =>
+    enqueue: (entries: readonly NewOutboxEntry[]) =>
       transaction(context, async (tx) => {
         await tx.start();
-        const rows = await writeOutboxReturning(tx, entries, deliverAs);
+        const rows = await writeOutboxReturning(tx, entries);
         return rows.map(toOutboxEntry);
       }),
     async get(id) {
@@ -145,7 +145,7 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       }));
       return changed === 1;
     },
-    giveUp: (id, claim, failure, deliverAs) =>
+    giveUp: (id, claim, failure) =>
       transaction(context, async (tx) => {
         const current = await tx.one<OutboxRow>('SELECT * FROM outbox WHERE id = $1', [id]);
         if (!current) return false;
@@ -166,7 +166,7 @@ export function createPgOutbox(context: PgContext): OutboxStore {
           conversationId: row.conversation_id,
           data: { key: row.key, error: failure.error, turnId: row.turn_id },
         });
-        writeOutbox(tx, failure.notify ?? [], deliverAs);
+        writeOutbox(tx, failure.notify ?? []);
         return true;
       }),
   };

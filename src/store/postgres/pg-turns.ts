@@ -168,7 +168,7 @@ export function createPgTurns(context: PgContext): TurnStore {
           JSON.stringify(result.kv),
         ]);
         finish(tx, fence.turnId, 'completed', null);
-        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
+        writeOutbox(tx, effects.outbox ?? []);
         announce(tx, conversation, fence.turnId, 'finished');
       }),
     suspend: (fence, kv, effects: Effects = {}, batch?: SuspendBatch) =>
@@ -194,11 +194,7 @@ export function createPgTurns(context: PgContext): TurnStore {
         finish(tx, fence.turnId, 'awaiting_approval', null);
         // Decided already (from the inbox, while the turn was still running): ready to resume at once.
         markReady(tx, fence.turnId);
-        writeOutbox(
-          tx,
-          [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
-          effects.deliverAs,
-        );
+        writeOutbox(tx, [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])]);
         return approvals;
       }),
     fail: (target, error, effects: Effects = {}) =>
@@ -219,7 +215,7 @@ export function createPgTurns(context: PgContext): TurnStore {
           if (!failed) return;
           conversation = failed.conversation_id;
         }
-        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
+        writeOutbox(tx, effects.outbox ?? []);
         announce(tx, conversation, target.turnId, 'finished');
       }),
     async release(fence) {

@@ -13,13 +13,11 @@ export { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
 export function prepareOutboxWriter({ db }: SqliteContext) {
   const notices = outboxCommitNoticesOf(db);
   const insert = db.prepare(
-    `INSERT INTO outbox (key, conversation_id, turn_id, request_id, message_json, next_attempt_at, created_at,
-       claim_owner, claim_token, claim_expires_at, attempts)
-     VALUES (@key, @conversationId, @turnId, @requestId, @message, @now, @now,
-       @claimOwner, @claimToken, @claimExpiresAt, @attempts)
+    `INSERT INTO outbox (key, conversation_id, turn_id, request_id, message_json, next_attempt_at, created_at)
+     VALUES (@key, @conversationId, @turnId, @requestId, @message, @now, @now)
      ON CONFLICT (key) DO NOTHING`,
   );
-  return (entries: readonly NewOutboxEntry[], at: number, deliverAs?: Lease): number[] => {
+  return (entries: readonly NewOutboxEntry[], at: number): number[] => {
     const ids: number[] = [];
     for (const entry of entries) {
       const result = insert.run({
@@ -29,10 +27,6 @@ export function prepareOutboxWriter({ db }: SqliteContext) {
         requestId: entry.requestId ?? null,
         message: JSON.stringify(entry.message),
         now: at,
-        claimOwner: deliverAs?.owner ?? null,
-        claimToken: deliverAs ? 1 : 0,
-        claimExpiresAt: deliverAs ? at + deliverAs.durationMs : null,
-        attempts: deliverAs ? 1 : 0,
       });
       if (result.changes === 1) {
         ids.push(Number(result.lastInsertRowid));
@@ -106,8 +100,8 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
      VALUES (@at, 'holdfast', 'delivery.failed', @approvalId, @conversationId, @data)`,
   );
 
-  const enqueue = writeTransaction(db, (entries: readonly NewOutboxEntry[], deliverAs?: Lease) => {
-    const ids = write(entries, now(), deliverAs);
+  const enqueue = writeTransaction(db, (entries: readonly NewOutboxEntry[]) => {
+    const ids = write(entries, now());
     return ids.map((id) => toOutboxEntry(byId.get(id) as OutboxRow));
   });
 
@@ -182,12 +176,7 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   );
   const giveUp = writeTransaction(
     db,
-    (
-      id: number,
-      token: ClaimToken,
-      failure: { error: string; notify?: readonly NewOutboxEntry[] },
-      deliverAs?: Lease,
-    ) => {
+    (id: number, token: ClaimToken, failure: { error: string; notify?: readonly NewOutboxEntry[] }) => {
       const at = now();
       const row = byId.get(id);
       if (!row) return false;
@@ -207,14 +196,14 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
         conversationId: row.conversation_id,
         data: JSON.stringify({ key: row.key, error: failure.error, turnId: row.turn_id }),
       });
-      write(failure.notify ?? [], at, deliverAs);
+      write(failure.notify ?? [], at);
       return true;
     },
   );
 
   return {
     listen: (listener) => outboxCommitNoticesOf(db).listen(listener),
-    enqueue: async (entries, deliverAs) => enqueue(entries, deliverAs),
+    enqueue: async (entries) => enqueue(entries),
     async get(id) {
       const row = byId.get(id);
       return row ? toOutboxEntry(row) : undefined;
@@ -236,6 +225,6 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     // Each write is its own commit here: nothing to ride along in.
     completeSoon: async (delivery) => (await complete([delivery]))[0] ?? false,
     retryLater: async (id, token, next) => retryLater(id, token, next),
-    giveUp: async (id, token, failure, deliverAs) => giveUp(id, token, failure, deliverAs),
+    giveUp: async (id, token, failure) => giveUp(id, token, failure),
   };
 }

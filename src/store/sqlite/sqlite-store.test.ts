@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../../test/support/open-test-store.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { createTestClock } from '../../../test/support/test-clock.js';
-import { leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
+import { enqueueClaimed, leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
 import {
   type ContractDatabase,
   type ContractInspector,
@@ -99,7 +99,8 @@ describe('SQLite delivery markers', () => {
   it('records a delivered row in a commit of its own: on the file once the marker resolves', async () => {
     const file = tempDir().file('holdfast.db');
     const { store } = openTestStore(file);
-    const [row] = await store.outbox.enqueue(
+    const [row] = await enqueueClaimed(
+      store,
       [
         {
           key: 'notice:2',

@@ -194,7 +194,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
         errorMessage: null,
         stoppedBy: null,
       });
-      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+      writeOutbox(effects.outbox ?? [], at);
     },
   );
 
@@ -223,11 +223,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       });
       // Decided already (from the inbox, while the turn was still running): ready to resume at once.
       markReady(fence.turnId, at);
-      writeOutbox(
-        [...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])],
-        at,
-        effects.deliverAs,
-      );
+      writeOutbox([...(effects.outbox ?? []), ...(batch?.outboxFor?.(approvals) ?? [])], at);
       return approvals;
     },
   );
@@ -249,7 +245,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
       } else if (failAny.run(params).changes === 0) {
         return;
       }
-      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+      writeOutbox(effects.outbox ?? [], at);
     },
   );
 
