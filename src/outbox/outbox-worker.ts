@@ -113,7 +113,8 @@ export class OutboxWorker {
   }
 
   /**
-   * Records a delivered row (see `OutboxStore.completeSoon`); the drain carries on past it meanwhile.
+   * Records a delivered row in a commit of its own; the drain carries on past it meanwhile. If the process
+   * dies first, the row's claim lapses and the sweep reconciles it (finds the message): nothing is posted twice.
    * Slack has the message, so a fault that passes (a lock held too long, a full disk) is waited out and
    * the marker written once it clears: the thread goes on then, not when the claim lapses.
    */
@@ -122,7 +123,8 @@ export class OutboxWorker {
     const done = (async () => {
       for (let attempt = 0; ; attempt += 1) {
         try {
-          if (!(await store.outbox.completeSoon(delivery)))
+          const [recorded] = await store.outbox.complete([delivery]);
+          if (!recorded)
             logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
           return;
         } catch (error) {
@@ -191,7 +193,7 @@ export class OutboxWorker {
       const entry = await store.outbox.nextPending(conversationId, after);
       if (!entry) break;
       after = entry.id;
-      // Delivered here a moment ago: its completion rides in a coming commit.
+      // Delivered here a moment ago: its completion is being committed.
       if (this.#recording.has(entry.id)) continue;
       const lane = laneOf(entry.message);
       const holdBack = () => {

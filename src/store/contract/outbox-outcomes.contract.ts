@@ -258,21 +258,17 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
     );
   });
 
-  describe('outbox.completeSoon', () => {
-    it('records a delivery without the caller waiting on a commit of its own, and refuses a stale claim', async () => {
+  describe('outbox.complete of one row', () => {
+    it('records a delivery under its claim, and refuses the same token under another owner', async () => {
       const { store } = await open();
       const [row] = await enqueueClaimed(store, [noticeEntry('soon', 'T:C:1')], leaseA);
       const progress = { sent: [{ channel: 'C0OPS', ts: '1700.9' }] };
 
-      expect(
-        await store.outbox.completeSoon({ id: row!.id, claim: { owner: 'proc-a', token: 1 }, progress }),
-      ).toBe(true);
+      expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
       expect(await store.outbox.get(row!.id)).toMatchObject({ status: 'sent', progress, claim: null });
 
       const [other] = await enqueueClaimed(store, [noticeEntry('stale', 'T:C:1')], leaseA);
-      expect(
-        await store.outbox.completeSoon({ id: other!.id, claim: { owner: 'proc-b', token: 1 }, progress }),
-      ).toBe(false);
+      expect(await completeOne(store, other!.id, { owner: 'proc-b', token: 1 }, progress)).toBe(false);
       expect(await store.outbox.get(other!.id)).toMatchObject({ status: 'pending' });
     });
   });

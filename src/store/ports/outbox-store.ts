@@ -52,12 +52,6 @@ export interface OutboxStore {
    */
   complete(deliveries: readonly CompletedDelivery[]): Promise<boolean[]>;
   /**
-   * A row delivered, recorded soon: a store may carry it in the next commit this process makes (PostgreSQL
-   * does, within a few milliseconds). Resolves once it is recorded (false: the claim is no longer ours). If the
-   * process dies first, the row's claim lapses and the sweep reconciles it: nothing is posted twice.
-   */
-  completeSoon(delivery: CompletedDelivery): Promise<boolean>;
-  /**
    * Hands the row back to be tried again at `nextAttemptAt`; its claim ends. `inDoubt`: the part being
    * sent may have landed all the same, so the next attempt looks for it first. `waited`: Slack only asked
    * to wait (a 429, or a method paused by one), so this attempt does not count towards giving up.

@@ -122,12 +122,6 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       return changed === 1;
     },
     complete,
-    // Rides along in the next commit this process makes (see \`PgDeferredWrites\`).
-    completeSoon(delivery) {
-      if (!context.deferred) return complete([delivery]).then(([done]) => done ?? false);
-      const { text, values } = completeStatement(momentSql(context), delivery);
-      return context.deferred.add(text, values, completed);
-    },
     async retryLater(id, claim, next) {
       const { changed } = await autocommit(context, () => ({
         text: `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = $2, next_attempt_at = $3,

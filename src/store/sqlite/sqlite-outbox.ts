@@ -222,8 +222,6 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
     claim: async (id, lease, options) => claim(id, lease, options?.takeOverFrom ?? null),
     recordProgress: async (id, token, sent, extendByMs) => recordProgress(id, token, sent, extendByMs),
     complete: async (deliveries) => complete(deliveries),
-    // Each write is its own commit here: nothing to ride along in.
-    completeSoon: async (delivery) => (await complete([delivery]))[0] ?? false,
     retryLater: async (id, token, next) => retryLater(id, token, next),
     giveUp: async (id, token, failure) => giveUp(id, token, failure),
   };

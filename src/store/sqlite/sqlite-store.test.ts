@@ -110,12 +110,10 @@ describe('SQLite delivery markers', () => {
       ],
       leaseA,
     );
-    const recorded = await store.outbox.completeSoon({
-      id: row!.id,
-      claim: { owner: leaseA.owner, token: 1 },
-      progress: { sent: [] },
-    });
-    expect(recorded).toBe(true);
+    const recorded = await store.outbox.complete([
+      { id: row!.id, claim: { owner: leaseA.owner, token: 1 }, progress: { sent: [] } },
+    ]);
+    expect(recorded).toEqual([true]);
     // Read by another connection while the store is still open: nothing waits for a later commit.
     const check = new Database(file, { readonly: true });
     expect(check.prepare('SELECT status FROM outbox').pluck().get()).toBe('sent');
