@@ -89,7 +89,7 @@ export function describeTurnsContract(open: StoreContractFactory): void {
   });
 
   describe('conversations', () => {
-    it('returns the kv a turn left on its conversation, nested agents\' state included', async () => {
+    it("returns the kv a turn left on its conversation, nested agents' state included", async () => {
       const { store } = await open();
       const started = await startTurn(store);
       const id = conversationId(thread('1700.1'));
