@@ -95,8 +95,8 @@ describe('SQLite store, what only this adapter has', () => {
   });
 });
 
-describe('SQLite delivery markers', () => {
-  it('records a delivered row in a commit of its own: on the file once the marker resolves', async () => {
+describe('SQLite delivery records', () => {
+  it('records a delivered row in a commit of its own: on the file once complete resolves', async () => {
     const file = tempDir().file('holdfast.db');
     const { store } = openTestStore(file);
     const [row] = await enqueueClaimed(
