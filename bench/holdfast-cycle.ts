@@ -67,8 +67,8 @@ export interface HoldfastHarness {
   approve(thread: string, requestId: string): Promise<void>;
   /**
    * One whole cycle in a new thread: mention → card → Allow → answer delivered. The card's rewrite and
-   * the delivery markers carry on beside the next cycle (a marker rides along in whichever commit comes
-   * next): count commits over a whole run, with `settle()` at its end, not per cycle.
+   * its recording carry on beside the next cycle: count commits over a whole run, with `settle()` at its
+   * end, not per cycle.
    */
   cycle(thread: string, message?: string): Promise<void>;
   /** Waits until everything started has been delivered and recorded. */

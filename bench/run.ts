@@ -74,9 +74,8 @@ async function measureCycles(
     await harness.cycle(thread);
     if (i >= warmup) durations.push(performance.now() - started);
   }
-  // Counted over the whole run: a delivery marker rides along in whichever commit comes next, in a steady
-  // stream the next cycle's. So the count stops at the last cycle's answer: settling then commits the
-  // last markers alone, having no next cycle to ride with.
+  // Counted over the whole run: a card's rewrite and its recording carry on beside the next cycle. So the
+  // count stops at the last cycle's answer, before settling commits what the last cycle left.
   const commits = harness.commits() - commitsBefore;
   await harness.settle();
   const deliveries = harness.deliveries() - deliveriesBefore;

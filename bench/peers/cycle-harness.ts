@@ -6,7 +6,7 @@ export interface CycleHarness {
   readonly commits: () => number;
   /** mention → suspend on approval → stored → decision → resumed → answer, in a new thread. */
   cycle(thread: string): Promise<void>;
-  /** Waits for work a cycle left running beside the next one (holdfast's delivery markers). */
+  /** Waits for work a cycle left running beside the next one (holdfast's card rewrites). */
   settle(): Promise<void>;
   close(): Promise<void>;
 }

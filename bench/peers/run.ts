@@ -80,9 +80,9 @@ async function timedPass(): Promise<Record<Framework, Timed>> {
       if (i >= warmup) durations[name].push(performance.now() - started);
     }
   }
-  // Commits are counted over the whole pass, not per cycle: holdfast's delivery markers ride along in
-  // whichever of its commits comes next, in a steady stream the next cycle's. So the count stops at the
-  // last cycle's answer: settling then commits the last markers alone, having no next cycle to ride with.
+  // Commits are counted over the whole pass, not per cycle: holdfast's card rewrites and their recording
+  // carry on beside the next cycle. So the count stops at the last cycle's answer, before settling commits
+  // what the last cycle left.
   const commits = Object.fromEntries(names.map((name) => [name, 0])) as Record<Framework, number>;
   for (const name of names) {
     commits[name] = harnesses[name].commits() - commitsBefore[name];

@@ -34,7 +34,6 @@ describe('a failed turn closes the calls it left open', () => {
         store,
         claim,
         log: createTestLogger().logger,
-        deliverAs: undefined,
         reload: async () => (await store.turns.get('turn-1')) ?? claim.turn,
       },
       new Error('the disk is full'),

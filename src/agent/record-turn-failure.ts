@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { describeError, HoldfastError } from '../errors.js';
 import { outboxKeys } from '../store/outbox-message.js';
 import type { Turn } from '../store/records.js';
-import type { ClaimedTurn, Fence, Lease, Store } from '../store/store.js';
+import type { ClaimedTurn, Fence, Store } from '../store/store.js';
 import { unansweredCalls } from './agent-loop.js';
 import { interruptedByFailure } from './not-run-result.js';
 import type { TurnOutcome } from './turn-outcome.js';
@@ -16,12 +16,11 @@ export async function recordTurnFailure(
     readonly store: Store;
     readonly claim: ClaimedTurn;
     readonly log: Logger;
-    readonly deliverAs: Lease | undefined;
     readonly reload: () => Promise<Turn>;
   },
   error: unknown,
 ): Promise<TurnOutcome> {
-  const { store, log, deliverAs } = run;
+  const { store, log } = run;
   const { turn, fence } = run.claim;
   const failure = {
     code: error instanceof HoldfastError ? error.code : 'internal_error',
@@ -39,7 +38,6 @@ export async function recordTurnFailure(
           message: { type: 'turn-notice', turnId: turn.id, notice: { type: 'failed', ...failure } },
         },
       ],
-      deliverAs,
     });
     await store.audit.record({
       actor: 'holdfast',

@@ -34,11 +34,6 @@ export interface TurnRunnerOptions {
   readonly owner: string;
   /** Short, and renewed on a timer while the turn runs: a dead process's turn is taken within seconds. */
   readonly leaseMs?: number;
-  /**
-   * The claim this process takes on the outbox rows a turn writes (cards, the answer, notices), so it
-   * sends them at once without another commit; undefined leaves them to any worker's sweep.
-   */
-  readonly deliveryLeaseMs?: number;
   readonly maxSteps?: number;
   /** What one turn may spend across itself and its nested agents. */
   readonly budget?: BudgetLimits;
@@ -82,12 +77,6 @@ export class TurnRunner {
 
   get owner(): string {
     return this.#options.owner;
-  }
-
-  /** The claim on outbox rows this runner's commits write, when a worker in this process sends them. */
-  get deliverAs(): Lease | undefined {
-    const { deliveryLeaseMs, owner } = this.#options;
-    return deliveryLeaseMs === undefined ? undefined : { owner, durationMs: deliveryLeaseMs };
   }
 
   /** Starts a queued turn, resumes a decided one, or recovers one whose process died. */
@@ -217,7 +206,7 @@ export class TurnRunner {
       const run = { store, claim, log, reload: () => this.#reload(turn) };
       const interrupted = await interruptedOutcome(error, signal, run);
       if (interrupted) return interrupted;
-      return recordTurnFailure({ ...run, deliverAs: this.deliverAs }, error);
+      return recordTurnFailure(run, error);
     }
   }
 
@@ -269,7 +258,7 @@ export class TurnRunner {
   }
 
   #effects(outbox: readonly NewOutboxEntry[]) {
-    return { outbox, deliverAs: this.deliverAs };
+    return { outbox };
   }
 
   async #reload(turn: Turn): Promise<Turn> {

@@ -47,8 +47,6 @@ export async function decideApproval(
   options: {
     /** Offered so the decision that completes a turn's approvals also claims the turn for resume. */
     readonly lease?: Lease;
-    /** Who sends the card rewrites the decision writes. */
-    readonly deliverAs?: Lease;
   } = {},
 ): Promise<DecisionOutcome> {
   const editing = request.action === 'allow' ? request.edit : undefined;
@@ -94,10 +92,11 @@ export async function decideApproval(
       : undefined;
   if (redefined) {
     await recordRefusal(deps, click, 'definition-changed', approval);
-    const rebound = await deps.store.approvals.rebind(
-      { requestId: approval.requestId, fromArgsHash: approval.argsHash, ...redefined },
-      { deliverAs: options.deliverAs },
-    );
+    const rebound = await deps.store.approvals.rebind({
+      requestId: approval.requestId,
+      fromArgsHash: approval.argsHash,
+      ...redefined,
+    });
     return { type: 'refused', reason: 'definition-changed', approval: rebound.approval ?? approval };
   }
   let edit: DecisionInput['edit'];
@@ -131,7 +130,7 @@ export async function decideApproval(
           ...(request.action === 'always' && request.grant ? { grant: request.grant } : {}),
           ...(edit ? { edit } : {}),
         },
-        { lease: options.lease, deliverAs: options.deliverAs, card: newCard },
+        { lease: options.lease, card: newCard },
       );
   switch (result.type) {
     case 'unknown':

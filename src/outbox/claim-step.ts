@@ -5,8 +5,6 @@ const othersRecheckMs = 250;
 
 /** How this process comes to hold a due row, read from the claim on it. */
 export type ClaimStep =
-  /** Claimed for this process by the commit that wrote it. */
-  | { readonly type: 'held' }
   /** Another live process holds it: look again at `at`. */
   | { readonly type: 'wait'; readonly at: number }
   /** Claim it now, taking it over from `takeOverFrom` when that claim is still running. */
@@ -16,21 +14,17 @@ export function claimStep(
   entry: OutboxEntry,
   now: number,
   identity: { readonly owner: string; ownerGone(owner: string): boolean },
-  /** This process's last attempt at the row ended without a recorded outcome. */
-  unsettled: boolean,
 ): ClaimStep {
   const claim = entry.claim;
-  if (claim?.owner === identity.owner && claim.expiresAt >= now && !unsettled) {
-    return { type: 'held' };
-  }
   if (claim && claim.expiresAt >= now && claim.owner !== identity.owner && !identity.ownerGone(claim.owner)) {
     // Another live process is sending it, or has sent it and records that with its next commit: look
     // again shortly rather than at the end of its claim, so this thread's later rows are not held up.
     return { type: 'wait', at: Math.min(claim.expiresAt + 1, now + othersRecheckMs) };
   }
   if (claim && claim.expiresAt >= now && claim.owner === identity.owner) {
-    // Our own attempt ended without its outcome on record (a storage fault): nothing of it is still in
-    // flight, so take it again now, in doubt, rather than wait for the claim to lapse.
+    // Our own attempt ended without its outcome on record (a storage fault), or a drain here
+    // finds a row it holds but is not sending: nothing of it is still in flight (this process sends one
+    // row of a thread at a time), so take it again now, in doubt, rather than wait for the claim to lapse.
     return { type: 'claim', takeOverFrom: identity.owner };
   }
   return { type: 'claim', takeOverFrom: claim && identity.ownerGone(claim.owner) ? claim.owner : undefined };

@@ -72,7 +72,7 @@ describe('the outbox and the disk', () => {
   it('sends a row the moment its commit is made, with nobody kicking the worker, and only once it is on the file', async () => {
     const onFile: unknown[] = [];
     const slack = recordingPort();
-    const { store, worker, file } = start({
+    const { store, file } = start({
       ...slack.port,
       async sendPart(entry, part) {
         onFile.push(statusOnFile(file, entry.key));
@@ -80,7 +80,7 @@ describe('the outbox and the disk', () => {
       },
     });
 
-    await store.outbox.enqueue([noticeEntry('first', conversation)], worker.lease);
+    await store.outbox.enqueue([noticeEntry('first', conversation)]);
     await vi.waitFor(() => expect(slack.sent).toEqual(['notice:first']));
     // A power cut at the moment of the post would still find the row to send.
     expect(onFile).toEqual(['pending']);
@@ -89,11 +89,11 @@ describe('the outbox and the disk', () => {
 
   it('sends a row a running drain finds while it is busy, after the row before it', async () => {
     const slack = recordingPort();
-    const { store, worker } = start(slack.port);
+    const { store } = start(slack.port);
     // Slack is slow on the first row: the drain is still busy in this thread when the second commits.
     slack.hold();
-    await store.outbox.enqueue([noticeEntry('first', conversation)], worker.lease);
-    await store.outbox.enqueue([noticeEntry('second', conversation)], worker.lease);
+    await store.outbox.enqueue([noticeEntry('first', conversation)]);
+    await store.outbox.enqueue([noticeEntry('second', conversation)]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(slack.sent).toEqual([]);
 

@@ -31,7 +31,7 @@ export interface OutboxWorkerOptions extends RetryPolicy {
 }
 
 /**
- * Sends the outbox: claims a row (or uses the claim its commit took), sends its parts in order through
+ * Sends the outbox: claims a row, sends its parts in order through
  * the port, records each part as it lands, and ends the row sent, retried later, or failed with a person
  * told (invariant 8). Turn slots never wait on it; what it has not sent yet is on disk for any process.
  */
@@ -44,8 +44,6 @@ export class OutboxWorker {
   readonly #wakeups = new Map<string, { readonly at: number; readonly timer: NodeJS.Timeout }>();
   /** Rows whose last attempt here ended without a recorded outcome: their claim must not be reused. */
   readonly #unsettled = new Set<number>();
-  /** Delivered rows whose completion is being recorded, by row id. */
-  readonly #recording = new Map<number, { readonly entry: OutboxEntry; readonly done: Promise<void> }>();
   #stopped = false;
 
   constructor(options: OutboxWorkerOptions) {
@@ -54,7 +52,7 @@ export class OutboxWorker {
     this.#now = options.now ?? Date.now;
   }
 
-  get lease(): Lease {
+  get #lease(): Lease {
     return { owner: this.#options.identity.owner, durationMs: this.#options.claimMs };
   }
 
@@ -101,60 +99,36 @@ export class OutboxWorker {
   }
 
   async idle(): Promise<void> {
-    while (
-      this.#draining.size > 0 ||
-      this.#queue.size > 0 ||
-      this.#queue.pending > 0 ||
-      this.#recording.size > 0
-    ) {
+    while (this.#draining.size > 0 || this.#queue.size > 0 || this.#queue.pending > 0) {
       await this.#queue.onIdle();
-      await Promise.all([...this.#recording.values()].map((item) => item.done));
     }
   }
 
   /**
-   * Records a delivered row (see `OutboxStore.completeSoon`); the drain carries on past it meanwhile.
+   * Records a delivered row in a commit of its own, before the thread's next row goes. If the process dies
+   * first, the row's claim lapses and the sweep reconciles it (finds the message): nothing is posted twice.
    * Slack has the message, so a fault that passes (a lock held too long, a full disk) is waited out and
-   * the marker written once it clears: the thread goes on then, not when the claim lapses.
+   * the row recorded once it clears: the thread goes on then, not when the claim lapses.
    */
-  #record(entry: OutboxEntry, delivery: CompletedDelivery): void {
+  async #record(entry: OutboxEntry, delivery: CompletedDelivery): Promise<void> {
     const { store, logger } = this.#options;
-    const done = (async () => {
-      for (let attempt = 0; ; attempt += 1) {
-        try {
-          if (!(await store.outbox.completeSoon(delivery)))
-            logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const [recorded] = await store.outbox.complete([delivery]);
+        if (!recorded)
+          logger.warn({ outboxId: entry.id, key: entry.key }, 'outbox claim lost before completion');
+        return;
+      } catch (error) {
+        if (this.#stopped || !isStoreFault(error) || error instanceof StoreStoppedError) {
+          // Not recorded: the row stays claimed until its claim lapses, then the sweep reconciles it.
+          logger.error({ err: error, outboxId: entry.id }, 'could not record a delivered row');
+          this.#unsettled.add(entry.id);
           return;
-        } catch (error) {
-          if (this.#stopped || !isStoreFault(error) || error instanceof StoreStoppedError) {
-            // Not recorded: the row stays claimed until its claim lapses, then the sweep reconciles it.
-            logger.error({ err: error, outboxId: entry.id }, 'could not record a delivered row');
-            this.#unsettled.add(entry.id);
-            return;
-          }
-          logger.warn(
-            { err: error, outboxId: entry.id },
-            'could not record delivered messages yet; retrying',
-          );
-          await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 1_000)));
         }
+        logger.warn({ err: error, outboxId: entry.id }, 'could not record delivered messages yet; retrying');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 1_000)));
       }
-    })();
-    const settled = done.finally(() => {
-      this.#recording.delete(entry.id);
-    });
-    this.#recording.set(entry.id, { entry, done: settled });
-  }
-
-  /** A rewrite plans from the request's recorded cards: one delivered a moment ago must be recorded first. */
-  async #cardsRecorded(requestId: string): Promise<void> {
-    const waiting = [...this.#recording.values()].filter(
-      ({ entry }) =>
-        ((entry.message.type === 'approval-card' || entry.message.type === 'approver-copy') &&
-          entry.message.requestId === requestId) ||
-        (entry.message.type === 'approval-plan' && entry.message.requestIds.includes(requestId)),
-    );
-    await Promise.all(waiting.map((item) => item.done));
+    }
   }
 
   /** Stops taking rows; sends in flight finish (within `graceMs`) so nothing is left in doubt. */
@@ -191,8 +165,6 @@ export class OutboxWorker {
       const entry = await store.outbox.nextPending(conversationId, after);
       if (!entry) break;
       after = entry.id;
-      // Delivered here a moment ago: its completion rides in a coming commit.
-      if (this.#recording.has(entry.id)) continue;
       const lane = laneOf(entry.message);
       const holdBack = () => {
         held.add(lane);
@@ -211,16 +183,13 @@ export class OutboxWorker {
         holdBack();
         continue;
       }
-      const step = claimStep(entry, now, identity, this.#unsettled.has(entry.id));
+      const step = claimStep(entry, now, identity);
       if (step.type === 'wait') {
         wake = Math.min(wake, step.at);
         holdBack();
         continue;
       }
-      const claimed =
-        step.type === 'held'
-          ? entry
-          : await store.outbox.claim(entry.id, this.lease, { takeOverFrom: step.takeOverFrom });
+      const claimed = await store.outbox.claim(entry.id, this.#lease, { takeOverFrom: step.takeOverFrom });
       if (claimed) {
         this.#unsettled.delete(claimed.id);
         // A row that did not reach an outcome has scheduled its own next attempt.
@@ -238,7 +207,6 @@ export class OutboxWorker {
     let progress: DeliveryProgress = entry.progress;
     let unrecorded = false;
     try {
-      if (entry.message.type === 'card-update') await this.#cardsRecorded(entry.message.requestId);
       const parts = progress.parts ?? [...(await port.plan(entry))];
       progress = { ...progress, parts };
       for (let index = progress.sent.length; index < parts.length; index += 1) {
@@ -257,7 +225,7 @@ export class OutboxWorker {
         progress = { ...progress, sent: [...progress.sent, sent] };
         unrecorded = true;
       }
-      this.#record(entry, { id: entry.id, claim: token, progress });
+      await this.#record(entry, { id: entry.id, claim: token, progress });
       this.#options.onSent?.(entry);
       return true;
     } catch (error) {
@@ -312,7 +280,7 @@ export class OutboxWorker {
   async #giveUp(entry: OutboxEntry, token: ClaimToken, reason: string): Promise<void> {
     const { store, logger } = this.#options;
     const notify = await undeliverableNotice(store, entry, reason);
-    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, notify }, this.lease))) return;
+    if (!(await store.outbox.giveUp(entry.id, token, { error: reason, notify }))) return;
     logger.error({ outboxId: entry.id, key: entry.key, reason }, 'delivery given up; the requester is told');
     if (notify.length > 0) this.kick(entry.conversationId);
     this.#options.onGiveUp?.(entry, reason);

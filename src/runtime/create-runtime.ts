@@ -159,7 +159,7 @@ export class Runtime {
         definitionChanged: (approval) => this.#definitionChanged(approval),
       },
       request,
-      { lease: this.#runner.lease, deliverAs: this.#outbox?.lease },
+      { lease: this.#runner.lease },
     );
     const told = outcome.type === 'refused' && outcome.reason === 'definition-changed';
     if (
@@ -219,7 +219,6 @@ export class Runtime {
         policy: this.#options.policy,
         directory: this.#options.directory,
         logger: this.#options.logger,
-        deliverAs: this.#outbox?.lease,
       },
       request,
     );

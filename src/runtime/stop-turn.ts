@@ -5,7 +5,7 @@ import type { ApproverDirectory } from '../approvals/decide-approval.js';
 import type { Policy } from '../approvals/policy.js';
 import { outboxKeys } from '../store/outbox-message.js';
 import type { Turn } from '../store/records.js';
-import type { Lease, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 export interface StopTurnDeps {
   readonly store: Store;
@@ -13,7 +13,6 @@ export interface StopTurnDeps {
   readonly policy: Policy;
   readonly directory: ApproverDirectory;
   readonly logger: Logger;
-  readonly deliverAs?: Lease;
 }
 
 export type StopOutcome =
@@ -51,7 +50,6 @@ export async function stopTurn(
         message: { type: 'turn-notice', turnId: turn.id, notice: { type: 'stopped', by: request.userId } },
       },
     ],
-    deliverAs: deps.deliverAs,
   });
   const ended = await store.turns.get(turn.id);
   // Another ending won the race (it answered, or failed): that one stands.
@@ -60,10 +58,7 @@ export async function stopTurn(
   for (const approval of await store.approvals.forTurn(turn.id)) {
     if (approval.decision !== null) continue;
     await store.approvals
-      .resolve(
-        { requestId: approval.requestId, decision: 'denied', decidedBy: request.userId },
-        { deliverAs: deps.deliverAs },
-      )
+      .resolve({ requestId: approval.requestId, decision: 'denied', decidedBy: request.userId })
       .catch((error: unknown) =>
         logger.warn({ err: error, requestId: approval.requestId }, 'could not withdraw a request'),
       );

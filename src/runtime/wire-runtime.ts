@@ -101,7 +101,6 @@ export function wireRuntime(
     redact,
     owner: identity.owner,
     leaseMs: options.leaseMs,
-    deliveryLeaseMs: outbox ? claimMs : undefined,
     maxSteps: options.maxSteps,
     contextTokens: options.contextTokens,
     budget: options.budget,

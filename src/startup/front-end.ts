@@ -128,6 +128,7 @@ async function openSlackFrontEnd(
         store,
         logger,
         workingAfterMs: overrides.workingAfterMs,
+        answerWaitMs: overrides.answerWaitMs,
         busy,
         statusRefreshMs: overrides.statusRefreshMs,
         live: ports.live,

@@ -31,6 +31,8 @@ export interface HoldfastOverrides {
   readonly delivery?: { backoffMs?: (attempt: number) => number; claimMs?: number };
   /** How long a turn runs before its message shows it is working (tests make it 0 or short). */
   readonly workingAfterMs?: number;
+  /** How long a completed turn's tick waits for its answer to reach the thread (tests make it 0). */
+  readonly answerWaitMs?: number;
   /** How often a working turn's status line is sent again (tests make it short). */
   readonly statusRefreshMs?: number;
   /** Where the app's metrics are registered (a new registry when not given). */

@@ -5,6 +5,7 @@ import { threadOf } from '../../store/conversation-id.js';
 import type { Turn } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import type { SlackPort } from '../web-api/slack-port.js';
+import { AnswerArrivals } from './answer-arrivals.js';
 import type { LiveAnswers } from './live-answers.js';
 import { ThreadDecor } from './thread-decor.js';
 import { completedEnding, type TurnEnding } from './turn-status.js';
@@ -32,10 +33,13 @@ export interface SlackTurnObserverDeps {
   readonly statusRefreshMs?: number;
   /** The answer as it is written and the turn's tool calls, shown live; none when absent. */
   readonly live?: LiveAnswers;
+  /** How long a completed turn's tick waits for its answer to reach the thread (see `AnswerArrivals`). */
+  readonly answerWaitMs?: number;
 }
 
 const defaultWorkingAfterMs = 1_500;
 const defaultStatusRefreshMs = 90_000;
+const defaultAnswerWaitMs = 10_000;
 
 /** Stopping a turn fails it with this code (see `TurnStoppedError`). */
 const stoppedCode = 'turn_stopped';
@@ -63,6 +67,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
    * (failed) stands, whatever their calls did.
    */
   const answerFailed = new Set<string>();
+  const answers = new AnswerArrivals(deps.answerWaitMs ?? defaultAnswerWaitMs);
   const workingAfterMs = deps.workingAfterMs ?? defaultWorkingAfterMs;
   const statusRefreshMs = deps.statusRefreshMs ?? defaultStatusRefreshMs;
 
@@ -138,6 +143,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         .finally(() => {
           if (settling.get(turn.id) === settled) settling.delete(turn.id);
           answerFailed.delete(turn.id);
+          answers.forget(turn.id);
         });
       settling.set(turn.id, settled);
       return Promise.resolve();
@@ -146,6 +152,7 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
     deliveryFailed: async (entry) => {
       // The answer never reached the thread: the request message must not say it is done.
       if (entry.message.type !== 'answer' || entry.turnId === null) return;
+      answers.failed(entry.turnId);
       const turn = await store.turns.get(entry.turnId);
       if (!turn) return;
       // Its ending may have been shown before Slack refused the answer (the tick must then come off); a
@@ -159,6 +166,10 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
 
     delivered: (entry) => {
       const { turnId } = entry;
+      if (entry.message.type === 'answer' && turnId !== null) {
+        answers.arrived(turnId, running.has(turnId) || settling.has(turnId));
+        return;
+      }
       const card = entry.message.type === 'approval-card' || entry.message.type === 'approval-plan';
       if (!card || turnId === null) return;
       void (async () => {
@@ -200,9 +211,17 @@ export function createSlackTurnObserver(deps: SlackTurnObserverDeps): TurnObserv
         const ending = await endingOf(turn);
         // The answer could not be posted meanwhile: that ending (failed) stands.
         if (answerFailed.has(turn.id)) return;
-        // The session goes back to idle only if it showed something: a quick answer never opened one.
-        decor.wish(turn.id, { reaction: ending, session: 'active', sessionWhen: 'if-shown', certain: true });
-        decor.forget(turn.id);
+        // Shown once the answer is there to read; the session goes back to idle only if it showed
+        // something: a quick answer never opened one.
+        answers.afterAnswer(turn.id, () => {
+          decor.wish(turn.id, {
+            reaction: ending,
+            session: 'active',
+            sessionWhen: 'if-shown',
+            certain: true,
+          });
+          decor.forget(turn.id);
+        });
         return;
       }
       case 'awaiting-approval':

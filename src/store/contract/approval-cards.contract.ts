@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { awaitingTurn, createApproval, day, leaseB, startTurn, thread } from './contract-fixtures.js';
+import { awaitingTurn, createApproval, day, startTurn, thread } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 export function describeApprovalCardsContract(open: StoreContractFactory): void {
@@ -73,20 +73,22 @@ export function describeApprovalCardsContract(open: StoreContractFactory): void 
       );
     });
 
-    it('writes a denial and a click-time expiry as one rewrite each, claimed for the sender when told', async () => {
+    it('writes a denial and a click-time expiry as one rewrite each, unclaimed until a worker claims it', async () => {
       const { store, clock, inspect } = await open();
       const denied = await awaitingTurn(store, clock.now());
       const expired = await awaitingTurn(store, clock.now(), { key: thread('1700.2'), turnId: 'turn-2' });
-      await store.approvals.resolve(
-        { requestId: denied.approval.requestId, decision: 'denied', decidedBy: 'UA' },
-        { deliverAs: leaseB },
-      );
+      await store.approvals.resolve({
+        requestId: denied.approval.requestId,
+        decision: 'denied',
+        decidedBy: 'UA',
+      });
       clock.advance(day);
-      await store.approvals.resolve(
-        { requestId: expired.approval.requestId, decision: 'allowed', decidedBy: 'UA' },
-        { deliverAs: leaseB },
-      );
-      const claim = { owner: 'proc-b', token: 1, expiresAt: expect.any(Number) };
+      await store.approvals.resolve({
+        requestId: expired.approval.requestId,
+        decision: 'allowed',
+        decidedBy: 'UA',
+      });
+      const claim = null;
       expect(await inspect.outbox()).toMatchObject([
         { requestId: denied.approval.requestId, message: { type: 'card-update' }, claim },
         { requestId: expired.approval.requestId, message: { type: 'card-update' }, claim },

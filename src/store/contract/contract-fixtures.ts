@@ -1,6 +1,6 @@
 import { newApproval, newTurn, thread } from '../../../test/support/store-rows.js';
 import { conversationId } from '../conversation-id.js';
-import type { DeliveryProgress, NewOutboxEntry } from '../outbox-message.js';
+import type { DeliveryProgress, NewOutboxEntry, OutboxEntry } from '../outbox-message.js';
 import type { Approval } from '../records.js';
 import type {
   ClaimedTurn,
@@ -111,6 +111,21 @@ export async function observe(store: Store, inspect: ContractInspector, started:
 export { newApproval, newTurn, thread };
 
 /** One delivery completed on its own (the worker batches them; the contract is the same for one). */
+/** Rows written unclaimed, then claimed by `lease` (token 1, one attempt), as a worker takes them. */
+export async function enqueueClaimed(
+  store: Store,
+  entries: readonly NewOutboxEntry[],
+  lease: Lease,
+): Promise<OutboxEntry[]> {
+  const claimed: OutboxEntry[] = [];
+  for (const row of await store.outbox.enqueue(entries)) {
+    const taken = await store.outbox.claim(row.id, lease);
+    if (!taken) throw new Error(`could not claim outbox row ${row.id}`);
+    claimed.push(taken);
+  }
+  return claimed;
+}
+
 export async function completeOne(
   store: Store,
   id: number,

@@ -63,7 +63,7 @@ const refusedWrites: readonly FencedWrite[] = [
       store.turns.complete(
         fence,
         { answer: 'zombie answer', kv: { values: { zombie: true }, children: {} } },
-        { outbox: [answerEntry(started.turn.turnId, started.conversationId)], deliverAs: leaseA },
+        { outbox: [answerEntry(started.turn.turnId, started.conversationId)] },
       ),
   },
   {

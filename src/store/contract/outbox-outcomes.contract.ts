@@ -5,6 +5,7 @@ import {
   awaitingTurn,
   completeOne,
   createApproval,
+  enqueueClaimed,
   leaseA,
   leaseB,
   noticeEntry,
@@ -20,7 +21,7 @@ const part = (ts: string) => ({ channel: 'C0OPS', ts });
  * restart under the same name): proc-a's first token is stale.
  */
 async function takenOver(store: Store, advance: (ms: number) => void, by: Lease = leaseB) {
-  const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+  const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
   advance(leaseA.durationMs + 1);
   const current = (await store.outbox.claim(row!.id, by)) as OutboxEntry;
   return { row: current, stale: { owner: 'proc-a', token: 1 }, fresh: { owner: by.owner, token: 2 } };
@@ -45,12 +46,10 @@ const staleWrites: ReadonlyArray<{
   {
     name: 'giveUp',
     write: (store, id, stale) => {
-      return store.outbox.giveUp(
-        id,
-        stale,
-        { error: 'not_in_channel', notify: [noticeEntry('notify', conversation)] },
-        leaseA,
-      );
+      return store.outbox.giveUp(id, stale, {
+        error: 'not_in_channel',
+        notify: [noticeEntry('notify', conversation)],
+      });
     },
   },
 ];
@@ -59,7 +58,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
   describe('outbox.recordProgress', () => {
     it('records the parts sent and extends the claim', async () => {
       const { store, clock } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       clock.advance(10_000);
       const progress = { parts: ['one', 'two', 'three'], sent: [part('1.1')] };
       expect(
@@ -76,7 +75,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
   describe('outbox.complete', () => {
     it('marks the row sent with its parts and ends the claim', async () => {
       const { store } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       const progress = { parts: ['one', 'two'], sent: [part('1.1'), part('1.2')] };
       expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
       expect(await store.outbox.get(row!.id)).toMatchObject({
@@ -92,7 +91,8 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
     it('makes the messages of a delivered approval card cards of its request', async () => {
       const { store, clock } = await open();
       const { approval, conversationId } = await awaitingTurn(store, clock.now());
-      const [row] = await store.outbox.enqueue(
+      const [row] = await enqueueClaimed(
+        store,
         [
           {
             key: `card:${approval.requestId}`,
@@ -115,7 +115,8 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
       const second = await createApproval(store, started, 'call_2', { createdAt: clock.now() });
       await store.turns.suspend(started.fence, { values: {}, children: {} });
       const requestIds = [first.requestId, second.requestId];
-      const [row] = await store.outbox.enqueue(
+      const [row] = await enqueueClaimed(
+        store,
         [
           {
             key: `plan:${first.requestId}`,
@@ -136,7 +137,8 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
     it("makes every copy in approvers' direct messages a card of its request too", async () => {
       const { store, clock } = await open();
       const { approval, conversationId } = await awaitingTurn(store, clock.now());
-      const [row] = await store.outbox.enqueue(
+      const [row] = await enqueueClaimed(
+        store,
         [
           {
             key: `copies:${approval.requestId}:reminder`,
@@ -182,7 +184,8 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
     it('fails the row, audits why and writes the notice to a person in the same commit', async () => {
       const { store, clock, inspect } = await open();
       const { approval, conversationId } = await awaitingTurn(store, clock.now());
-      const [row] = await store.outbox.enqueue(
+      const [row] = await enqueueClaimed(
+        store,
         [
           {
             key: `card:${approval.requestId}`,
@@ -213,7 +216,6 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         row!.id,
         { owner: 'proc-a', token: 1 },
         { error: 'not_in_channel', notify: [notice] },
-        leaseB,
       );
       expect(given).toBe(true);
       expect(await store.outbox.get(row!.id)).toMatchObject({
@@ -234,7 +236,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         key: notice.key,
         message: notice.message,
         status: 'pending',
-        claim: { owner: 'proc-b', token: 1 },
+        claim: null,
       });
       expect((await store.outbox.nextPending(conversationId))?.key).toBe(notice.key);
     });
@@ -256,21 +258,17 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
     );
   });
 
-  describe('outbox.completeSoon', () => {
-    it('records a delivery without the caller waiting on a commit of its own, and refuses a stale claim', async () => {
+  describe('outbox.complete of one row', () => {
+    it('records a delivery under its claim, and refuses the same token under another owner', async () => {
       const { store } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('soon', 'T:C:1')], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('soon', 'T:C:1')], leaseA);
       const progress = { sent: [{ channel: 'C0OPS', ts: '1700.9' }] };
 
-      expect(
-        await store.outbox.completeSoon({ id: row!.id, claim: { owner: 'proc-a', token: 1 }, progress }),
-      ).toBe(true);
+      expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
       expect(await store.outbox.get(row!.id)).toMatchObject({ status: 'sent', progress, claim: null });
 
-      const [other] = await store.outbox.enqueue([noticeEntry('stale', 'T:C:1')], leaseA);
-      expect(
-        await store.outbox.completeSoon({ id: other!.id, claim: { owner: 'proc-b', token: 1 }, progress }),
-      ).toBe(false);
+      const [other] = await enqueueClaimed(store, [noticeEntry('stale', 'T:C:1')], leaseA);
+      expect(await completeOne(store, other!.id, { owner: 'proc-b', token: 1 }, progress)).toBe(false);
       expect(await store.outbox.get(other!.id)).toMatchObject({ status: 'pending' });
     });
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { answerEntry, completeOne, leaseA, leaseB, noticeEntry, startTurn } from './contract-fixtures.js';
+import {
+  answerEntry,
+  completeOne,
+  enqueueClaimed,
+  leaseA,
+  leaseB,
+  noticeEntry,
+  startTurn,
+} from './contract-fixtures.js';
 import { describeOutboxOutcomesContract } from './outbox-outcomes.contract.js';
 import type { StoreContractFactory } from './store-contract.js';
 
@@ -46,7 +54,6 @@ export function describeOutboxContract(open: StoreContractFactory): void {
         { answer: 'x', kv: { values: {}, children: {} } },
         {
           outbox: [{ ...entry, message: { type: 'answer', turnId: 'turn-1', text: 'changed' } }],
-          deliverAs: leaseB,
         },
       );
       const rows = await inspect.outbox();
@@ -54,18 +61,31 @@ export function describeOutboxContract(open: StoreContractFactory): void {
       expect(rows[0]).toMatchObject({ message: entry.message, claim: null });
     });
 
-    it('claims rows written with deliverAs for the sender: owner, token 1, expiry, one attempt', async () => {
-      const { store, clock } = await open();
-      const [row] = await store.outbox.enqueue([answerEntry('turn-1', conversation)], leaseA);
-      expect(row).toMatchObject({
-        status: 'pending',
+    it("leaves a state change's rows for the first claim: one process sends each, once, in order", async () => {
+      const { store, clock, inspect } = await open();
+      const started = await startTurn(store);
+      const answer = answerEntry('turn-1', started.conversationId);
+      const notice = noticeEntry('after', started.conversationId);
+      await store.turns.complete(
+        started.fence,
+        { answer: 'x', kv: { values: {}, children: {} } },
+        { outbox: [answer, notice] },
+      );
+      const [first, second] = await inspect.outbox();
+      expect(first).toMatchObject({ key: answer.key, claim: null, attempts: 0, inDoubt: false });
+      expect((await store.outbox.nextPending(started.conversationId))?.id).toBe(first!.id);
+      const claimed = await store.outbox.claim(first!.id, leaseA);
+      expect(claimed).toMatchObject({
         attempts: 1,
-        inDoubt: false,
         claim: { owner: 'proc-a', token: 1, expiresAt: clock.now() + leaseA.durationMs },
       });
-      // The claim is a real one: its owner can finish the row with it.
+      // Another process finds it held and cannot send it too.
+      expect(await store.outbox.claim(first!.id, leaseB)).toBeUndefined();
       const sent = { sent: [{ channel: 'C0OPS', ts: '1700.9' }] };
-      expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, sent)).toBe(true);
+      expect(await completeOne(store, first!.id, { owner: 'proc-a', token: 1 }, sent)).toBe(true);
+      expect(await completeOne(store, first!.id, { owner: 'proc-a', token: 1 }, sent)).toBe(false);
+      expect(await store.outbox.claim(first!.id, leaseB)).toBeUndefined();
+      expect((await store.outbox.nextPending(started.conversationId))?.id).toBe(second!.id);
     });
   });
 
@@ -133,7 +153,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
 
     it('refuses a live claim unless taking over from its owner, and marks a takeover in doubt', async () => {
       const { store } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       expect(await store.outbox.claim(row!.id, leaseB)).toBeUndefined();
       expect(await store.outbox.claim(row!.id, leaseB, { takeOverFrom: 'proc-c' })).toBeUndefined();
       expect((await store.outbox.get(row!.id))?.claim).toMatchObject({ owner: 'proc-a', token: 1 });
@@ -159,7 +179,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
 
     it('claims a row handed back with retryLater without doubt', async () => {
       const { store } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       await store.outbox.retryLater(row!.id, { owner: 'proc-a', token: 1 }, { nextAttemptAt: 0, error: 'e' });
       expect(await store.outbox.claim(row!.id, leaseB)).toMatchObject({
         claim: { owner: 'proc-b', token: 2 },
@@ -169,7 +189,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
 
     it('does not count an attempt on which Slack only asked to wait', async () => {
       const { store } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       expect(row?.attempts).toBe(1);
       await store.outbox.retryLater(
         row!.id,
@@ -189,7 +209,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
 
     it('refuses rows that are finished or unknown', async () => {
       const { store } = await open();
-      const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)], leaseA);
+      const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, { sent: [] });
       expect(await store.outbox.claim(row!.id, leaseB, { takeOverFrom: 'proc-a' })).toBeUndefined();
       expect(await store.outbox.claim(row!.id + 1_000, leaseB)).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { awaitingTurn, leaseA, observe, startTurn, thread } from './contract-fixtures.js';
+import { awaitingTurn, observe, startTurn, thread } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 export function describeRestartContract(open: StoreContractFactory): void {
@@ -10,7 +10,7 @@ export function describeRestartContract(open: StoreContractFactory): void {
       const waiting = await awaitingTurn(store, clock.now());
       await store.approvals.resolve(
         { requestId: waiting.approval.requestId, decision: 'allowed', decidedBy: 'UA', always: true },
-        { card: { channel: 'C0OPS', ts: '1700.5' }, deliverAs: leaseA },
+        { card: { channel: 'C0OPS', ts: '1700.5' } },
       );
       const running = await startTurn(store, { key: thread('1700.2'), turnId: 'turn-2' });
       await store.transcript.startTool(running.fence, {

@@ -44,18 +44,19 @@ export function describeTurnEndingsContract(open: StoreContractFactory): void {
       expect((await store.conversations.get(conversationId(thread('1700.1'))))?.kv).toEqual(kv);
     });
 
-    it('writes the effects of a completion in its commit, claimed for the sender when told', async () => {
-      const { store, clock, inspect } = await open();
+    it('writes the effects of a completion in its commit, unclaimed until a worker claims them', async () => {
+      const { store, inspect } = await open();
       const started = await startTurn(store);
       const answer = answerEntry('turn-1', started.conversationId);
-      await store.turns.complete(started.fence, done, { outbox: [answer], deliverAs: leaseB });
+      await store.turns.complete(started.fence, done, { outbox: [answer] });
       expect(await inspect.outbox()).toMatchObject([
         {
           key: answer.key,
           turnId: 'turn-1',
           message: answer.message,
           status: 'pending',
-          claim: { owner: 'proc-b', token: 1, expiresAt: clock.now() + leaseB.durationMs },
+          attempts: 0,
+          claim: null,
         },
       ]);
     });

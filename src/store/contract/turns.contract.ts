@@ -53,15 +53,13 @@ export function describeTurnsContract(open: StoreContractFactory): void {
     it('keeps one conversation for every turn of a thread, its kv untouched by a new turn', async () => {
       const { store, clock } = await open();
       const id = conversationId(thread('1700.1'));
-      const first = await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+      const createdAt = clock.now();
+      const first = await startTurn(store);
       const kv = { values: { count: 1 }, children: {} };
-      await store.conversations.saveKv(id, kv);
+      await store.turns.complete(first.fence, { answer: 'Done.', kv });
       clock.advance(1_000);
       const second = await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-2', { ts: '1700.2' }));
-      expect(second).toMatchObject({
-        type: 'enqueued',
-        conversation: { id, kv, createdAt: first.type === 'enqueued' ? first.conversation.createdAt : -1 },
-      });
+      expect(second).toMatchObject({ type: 'enqueued', conversation: { id, kv, createdAt } });
     });
 
     it('starts the turn in the same commit when offered a lease and the thread is idle', async () => {
@@ -91,15 +89,15 @@ export function describeTurnsContract(open: StoreContractFactory): void {
   });
 
   describe('conversations', () => {
-    it('saves and returns the kv of a conversation', async () => {
+    it("returns the kv a turn left on its conversation, nested agents' state included", async () => {
       const { store } = await open();
-      await store.turns.enqueue(newTurn(thread('1700.1'), 'turn-1'));
+      const started = await startTurn(store);
       const id = conversationId(thread('1700.1'));
       const kv = {
         values: { count: 3, names: ['a'] },
         children: { sub: { values: { x: true }, children: {} } },
       };
-      await store.conversations.saveKv(id, kv);
+      await store.turns.complete(started.fence, { answer: 'Done.', kv });
       expect((await store.conversations.get(id))?.kv).toEqual(kv);
       expect(await store.conversations.get('T:C:nope')).toBeUndefined();
     });

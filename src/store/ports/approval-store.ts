@@ -58,8 +58,6 @@ export interface ResolveOptions {
    * before recording it): it becomes one of the request's cards in the decision's commit.
    */
   readonly card?: { readonly channel: string; readonly ts: string };
-  /** Who sends the card rewrites this decision writes to the outbox. */
-  readonly deliverAs?: Lease;
 }
 
 export type ResolveResult =
@@ -109,7 +107,7 @@ export interface ApprovalStore {
    * new card are written, the old cards rewritten, all in one commit; a fence that no longer holds
    * (decided, expired, bound again already) changes nothing.
    */
-  rebind(input: RebindInput, options?: { readonly deliverAs?: Lease }): Promise<RebindResult>;
+  rebind(input: RebindInput): Promise<RebindResult>;
   /**
    * Marks overdue pending rows `expired` (at most `limit`, oldest first), with their audit events and
    * card rewrites; returns those rows.

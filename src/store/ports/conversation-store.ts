@@ -1,4 +1,3 @@
-import type { KvSnapshot } from '../kv-snapshot.js';
 import type { Conversation } from '../records.js';
 
 export interface ConversationKey {
@@ -9,5 +8,4 @@ export interface ConversationKey {
 
 export interface ConversationStore {
   get(id: string): Promise<Conversation | undefined>;
-  saveKv(id: string, kv: KvSnapshot): Promise<void>;
 }

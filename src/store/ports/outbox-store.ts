@@ -1,11 +1,12 @@
 import type { DeliveryProgress, NewOutboxEntry, OutboxEntry } from '../outbox-message.js';
 import type { Lease } from './turn-claim.js';
 
-/** Outbox rows a state change writes, claimed in the same commit for the process that will send them. */
+/**
+ * Outbox rows a state change writes in its own commit. They are written unclaimed: the writing process's
+ * worker is kicked once the commit is made (or any worker's sweep finds them) and claims them like any row.
+ */
 export interface Effects {
   readonly outbox?: readonly NewOutboxEntry[];
-  /** The sender's claim on those rows; without it they wait for any worker's sweep. */
-  readonly deliverAs?: Lease;
 }
 
 export interface OutboxStore {
@@ -16,7 +17,7 @@ export interface OutboxStore {
    */
   listen?(listener: (conversationId: string) => void): void;
   /** Rows written on their own (not as part of a turn's state change), e.g. a notice to a requester. */
-  enqueue(entries: readonly NewOutboxEntry[], deliverAs?: Lease): Promise<OutboxEntry[]>;
+  enqueue(entries: readonly NewOutboxEntry[]): Promise<OutboxEntry[]>;
   get(id: number): Promise<OutboxEntry | undefined>;
   /**
    * The oldest pending row of a conversation (after row `afterId`, when given): rows of one thread are
@@ -51,12 +52,6 @@ export interface OutboxStore {
    */
   complete(deliveries: readonly CompletedDelivery[]): Promise<boolean[]>;
   /**
-   * A row delivered, recorded soon: a store may carry it in the next commit this process makes (PostgreSQL
-   * does, within a few milliseconds). Resolves once it is recorded (false: the claim is no longer ours). If the
-   * process dies first, the row's claim lapses and the sweep reconciles it: nothing is posted twice.
-   */
-  completeSoon(delivery: CompletedDelivery): Promise<boolean>;
-  /**
    * Hands the row back to be tried again at `nextAttemptAt`; its claim ends. `inDoubt`: the part being
    * sent may have landed all the same, so the next attempt looks for it first. `waited`: Slack only asked
    * to wait (a 429, or a method paused by one), so this attempt does not count towards giving up.
@@ -74,7 +69,6 @@ export interface OutboxStore {
     id: number,
     claim: ClaimToken,
     failure: { error: string; notify?: readonly NewOutboxEntry[] },
-    deliverAs?: Lease,
   ): Promise<boolean>;
 }
 

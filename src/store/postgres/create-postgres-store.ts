@@ -2,9 +2,8 @@ import type { Store } from '../store.js';
 import { type OpenPostgresOptions, openPostgres, poolConfig } from './open-postgres.js';
 import { createPgApprovals } from './pg-approvals.js';
 import { createPgAudit } from './pg-audit.js';
-import { type PgContext, read, transaction } from './pg-context.js';
+import { type PgContext, read } from './pg-context.js';
 import { createPgConversations } from './pg-conversations.js';
-import { PgDeferredWrites } from './pg-deferred-writes.js';
 import { createPgGrants } from './pg-grants.js';
 import { createPgInbound } from './pg-inbound.js';
 import { createPgLiveMessages } from './pg-live-messages.js';
@@ -18,8 +17,6 @@ export interface PostgresStoreOptions extends OpenPostgresOptions {
   readonly clock?: () => number;
   /** Called after each commit (the benchmark counts them). */
   readonly onCommit?: () => void;
-  /** How long a deferred write (a delivery marker) waits for another commit to ride along in. */
-  readonly deferredFlushMs?: number;
 }
 
 /**
@@ -28,13 +25,7 @@ export interface PostgresStoreOptions extends OpenPostgresOptions {
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const pool = await openPostgres(options);
-  const base: PgContext = { pool, clock: options.clock, onCommit: options.onCommit };
-  // A transaction with no work of its own commits whatever waits to ride along; a failure leaves it
-  // queued for the next commit or the next flush.
-  const deferred = new PgDeferredWrites(options.deferredFlushMs ?? 25, () =>
-    transaction(context, async () => undefined).catch((error: unknown) => options.onError?.(error)),
-  );
-  const context: PgContext = { ...base, deferred };
+  const context: PgContext = { pool, clock: options.clock, onCommit: options.onCommit };
   const notices = listenForWork(poolConfig(options), { onError: options.onError });
   await notices.ready;
   let closing: Promise<void> | undefined;
@@ -63,12 +54,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       };
     },
     close() {
-      closing ??= (async () => {
-        // What is still waiting commits now rather than being left to a sweep's reconciliation.
-        if (deferred.size > 0) await transaction(context, async () => undefined).catch(() => undefined);
-        if (deferred.size > 0) deferred.abandon(new Error('the store closed before these writes committed'));
-        await Promise.all([notices.close(), pool.end()]);
-      })();
+      closing ??= Promise.all([notices.close(), pool.end()]).then(() => undefined);
       return closing;
     },
   };

@@ -10,7 +10,6 @@ import {
 import type {
   ApprovalStore,
   DecisionInput,
-  Lease,
   PendingFilter,
   RebindResult,
   ResolveOptions,
@@ -46,12 +45,7 @@ async function snapshotOf(tx: Tx, row: Row): Promise<DecisionSnapshot> {
  * compare-and-set (which also needs the request open), then the decision's, and under the thread's lock
  * nothing changes the row between them, so a false comes back before anything is written.
  */
-async function apply(
-  tx: Tx,
-  approval: Approval,
-  writes: DecisionWrites,
-  deliverAs?: Lease,
-): Promise<boolean> {
+async function apply(tx: Tx, approval: Approval, writes: DecisionWrites): Promise<boolean> {
   const requestId = approval.requestId;
   if (writes.edit) {
     const { detailsJson, argsHash, summary, fromArgsHash } = writes.edit;
@@ -90,13 +84,13 @@ async function apply(
       data: { tool: approval.toolName, ...entry.data },
     });
   }
-  writeOutbox(tx, writes.outbox, deliverAs);
+  writeOutbox(tx, writes.outbox);
   if (writes.grant) await createGrantInside(tx, writes.grant);
   return true;
 }
 
 async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptions): Promise<ResolveResult> {
-  const { lease, deliverAs } = options;
+  const { lease } = options;
   // Decisions on any request of the thread queue up here: two people deciding the last two requests of a
   // turn at once must not both see "one left" and leave the turn waiting for ever. The lock, the card the
   // click came from and the request's row travel together; each statement after the lock reads a
@@ -124,7 +118,7 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
   const snapshot = await snapshotOf(tx, row);
   const plan = planDecision(snapshot, input, tx.now);
   if (plan.writes === undefined) return { type: plan.type, approval: snapshot.approval };
-  if (!(await apply(tx, snapshot.approval, plan.writes, deliverAs))) {
+  if (!(await apply(tx, snapshot.approval, plan.writes))) {
     return { type: 'already-decided', approval: await approvalInside(tx, row.request_id) };
   }
   if (plan.type === 'vote-recorded') {
@@ -142,7 +136,7 @@ async function resolveInside(tx: Tx, input: DecisionInput, options: ResolveOptio
 }
 
 /** See `ApprovalStore.rebind`: under the thread's lock, like a decision. */
-async function rebindInside(tx: Tx, input: RebindInput, deliverAs: Lease | undefined): Promise<RebindResult> {
+async function rebindInside(tx: Tx, input: RebindInput): Promise<RebindResult> {
   const answers = await tx.each([
     {
       text: `SELECT conversation_id, pg_advisory_xact_lock(hashtextextended(conversation_id, 0)) FROM approvals
@@ -155,7 +149,7 @@ async function rebindInside(tx: Tx, input: RebindInput, deliverAs: Lease | undef
   if (!row) return { type: 'unchanged', approval: undefined };
   const snapshot = await snapshotOf(tx, row);
   const plan = planRebind(snapshot, input, tx.now);
-  if (plan.type !== 'rebound' || !(await apply(tx, snapshot.approval, plan.writes, deliverAs))) {
+  if (plan.type !== 'rebound' || !(await apply(tx, snapshot.approval, plan.writes))) {
     return { type: 'unchanged', approval: await approvalInside(tx, row.request_id) };
   }
   return { type: 'rebound', approval: plan.approval };
@@ -206,7 +200,7 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
       )[0];
     },
     resolve: (input, options = {}) => transaction(context, (tx) => resolveInside(tx, input, options)),
-    rebind: (input, options = {}) => transaction(context, (tx) => rebindInside(tx, input, options.deliverAs)),
+    rebind: (input) => transaction(context, (tx) => rebindInside(tx, input)),
     async expireOverdue(limit = 500) {
       // Most sweeps find nothing overdue: a read says so without a transaction.
       const any = await read(

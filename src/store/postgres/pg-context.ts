@@ -1,7 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { checkHolder, type TurnHolder } from '../rules/turn-writes.js';
 import type { Fence } from '../store.js';
-import type { PgDeferredWrites } from './pg-deferred-writes.js';
 import { pgCode, retriedCodes, translatePgError } from './pg-errors.js';
 import { StatementBatch } from './pg-statement-batch.js';
 
@@ -15,8 +14,6 @@ export interface PgContext {
   readonly clock?: () => number;
   /** Called after each commit of a write transaction (the benchmark counts them). */
   readonly onCommit?: () => void;
-  /** Writes that ride along in whichever transaction commits next (see `PgDeferredWrites`). */
-  readonly deferred?: PgDeferredWrites;
 }
 
 /** One transaction's connection, with the moment it runs at. */
@@ -104,18 +101,13 @@ async function attemptTransaction<Result>(
   };
   client.on('error', lost);
   const batch = new StatementBatch(client, context.clock);
-  let settleDeferred: ((committed: boolean) => void) | undefined;
   try {
     const steps: Array<() => Promise<void>> = [];
     const result = await work(txOn(batch, steps, context.clock));
-    // Before the steps: they take the audit chain's lock, which is held for as short a time as possible.
-    settleDeferred = context.deferred?.rideAlong(batch);
     for (const step of steps) await step();
     if (await batch.finish('COMMIT')) context.onCommit?.();
-    settleDeferred?.(true);
     return result;
   } catch (error) {
-    settleDeferred?.(false);
     try {
       if (batch.sent) await client.query('ROLLBACK');
     } catch (rollbackError) {

@@ -99,7 +99,7 @@ export function createPgGrants(context: PgContext): GrantStore {
           conversationId: use.conversationId,
           data: { ...describeGrant(row), turnId: use.turnId, toolCallId: use.toolCallId },
         });
-        writeOutbox(tx, effects.outbox ?? [], effects.deliverAs);
+        writeOutbox(tx, effects.outbox ?? []);
         return toGrant(row);
       }),
     create: (grant: NewGrant) =>

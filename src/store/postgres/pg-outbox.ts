@@ -1,68 +1,78 @@
-import type { DeliveryProgress, NewOutboxEntry } from '../outbox-message.js';
+import type { NewOutboxEntry } from '../outbox-message.js';
 import { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
-import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
+import {
+  type OutboxPlan,
+  type OutboxSnapshot,
+  type OutboxWrites,
+  planClaim,
+  planComplete,
+  planGiveUp,
+  planProgress,
+  planRetry,
+} from '../rules/plan-outbox.js';
+import type { OutboxStore } from '../store.js';
 import { insertAuditRow } from './pg-audit-chain.js';
-import { autocommit, momentSql, type PgContext, read, transaction } from './pg-context.js';
-import { writeOutbox, writeOutboxReturning } from './pg-outbox-writer.js';
+import { momentSql, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { insertOutboxRows, writeOutboxReturning } from './pg-outbox-writer.js';
 
-const finishSql = `UPDATE outbox SET status = $2, progress_json = $3, claim_owner = NULL, claim_expires_at = NULL,
-    in_doubt = 0, last_error = $4, finished_at = $5
-  WHERE id = $1 AND status = 'pending' AND claim_owner = $6 AND claim_token = $7
-  RETURNING *`;
+const updateSql = `UPDATE outbox SET status = $4, claim_owner = $5, claim_token = $6, claim_expires_at = $7,
+    attempts = $8, in_doubt = $9, next_attempt_at = $10, progress_json = $11, last_error = $12, finished_at = $13
+  WHERE id = $1 AND status = 'pending' AND claim_owner IS NOT DISTINCT FROM $2 AND claim_token = $3`;
 
-/**
- * A delivered row, recorded in one statement: the row turns sent if the claim is still ours, and a posted
- * card (the thread's, or a copy in an approver's DM) becomes one of the request's cards in the same commit
- * (clicks on it decide the request from then on, and every rewrite reaches it). Answers one row with \`done\` = 1, or 0 when the claim is no longer ours.
- */
-function completeStatement(now: string, delivery: CompletedDelivery) {
-  return {
-    text: `WITH done AS (
-             UPDATE outbox SET status = 'sent', progress_json = $2, claim_owner = NULL, claim_expires_at = NULL,
-               in_doubt = 0, last_error = NULL, finished_at = ${now}
-             WHERE id = $1 AND status = 'pending' AND claim_owner = $3 AND claim_token = $4
-             RETURNING message_json),
-           cards AS (
-             INSERT INTO approval_cards (channel, ts, request_id, posted_at)
-             SELECT part.channel, part.ts, ids.request_id, ${now}
-             FROM done, json_to_recordset($5::json) AS part(channel text, ts text),
-               LATERAL (
-                 SELECT done.message_json::json ->> 'requestId' AS request_id
-                 WHERE done.message_json::json ->> 'type' IN ('approval-card', 'approver-copy')
-                 UNION ALL
-                 -- A plan's card is a card of every request it lists.
-                 SELECT plan.value FROM json_array_elements_text(done.message_json::json -> 'requestIds') AS plan(value)
-                 WHERE done.message_json::json ->> 'type' = 'approval-plan'
-               ) AS ids
-             ON CONFLICT (channel, ts, request_id) DO NOTHING)
-           SELECT count(*)::int AS done FROM done`,
-    values: [
-      delivery.id,
-      JSON.stringify(delivery.progress),
-      delivery.claim.owner,
-      delivery.claim.token,
-      JSON.stringify(delivery.progress.sent),
-    ],
-  };
+const cardSql = `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (channel, ts, request_id) DO NOTHING`;
+
+/** Applies an outbox plan's writes; false when the row's fence no longer holds (nothing is written then). */
+async function apply(tx: Tx, writes: OutboxWrites, at: number): Promise<boolean> {
+  if (writes.update) {
+    const { id, fence, set } = writes.update;
+    const changed = await tx.run(updateSql, [
+      id,
+      fence.owner,
+      fence.token,
+      set.status,
+      set.claim?.owner ?? null,
+      set.claimToken,
+      set.claim?.expiresAt ?? null,
+      set.attempts,
+      set.inDoubt ? 1 : 0,
+      set.nextAttemptAt,
+      JSON.stringify(set.progress),
+      set.lastError,
+      set.finishedAt,
+    ]);
+    if (changed === 0) return false;
+  }
+  for (const card of writes.cards) tx.later(cardSql, [card.channel, card.ts, card.requestId, at]);
+  for (const event of writes.audit) insertAuditRow(tx, event);
+  insertOutboxRows(tx, writes.insert);
+  return true;
 }
 
-const completed = (answer: { rows: Array<{ done?: unknown }> }) => answer.rows[0]?.done === 1;
+/**
+ * Reads the row, plans the transition and applies it, in one transaction. The row is locked as it is
+ * read; a claim skips a row another replica is claiming this instant (it is theirs) and moves on at once.
+ */
+async function transition(
+  tx: Tx,
+  id: number,
+  plan: (snapshot: OutboxSnapshot, at: number) => OutboxPlan,
+  lock = 'FOR UPDATE',
+) {
+  const row = await tx.one<OutboxRow>(`SELECT * FROM outbox WHERE id = $1 ${lock}`, [id]);
+  if (!row) return undefined;
+  const planned = plan({ row: toOutboxEntry(row), claimToken: row.claim_token }, tx.now);
+  return planned.type === 'planned' && (await apply(tx, planned.writes, tx.now)) ? planned.row : undefined;
+}
 
 export function createPgOutbox(context: PgContext): OutboxStore {
-  const complete = (deliveries: readonly CompletedDelivery[]) =>
-    transaction(context, async (tx) => {
-      const results: boolean[] = [];
-      for (const delivery of deliveries) {
-        const { text, values } = completeStatement(tx.nowSql, delivery);
-        results.push(completed({ rows: await tx.rows<{ done: number }>(text, values) }));
-      }
-      return results;
-    });
+  const run = (id: number, plan: (snapshot: OutboxSnapshot, at: number) => OutboxPlan, lock?: string) =>
+    transaction(context, (tx) => transition(tx, id, plan, lock));
   return {
-    enqueue: (entries: readonly NewOutboxEntry[], deliverAs?: Lease) =>
+    enqueue: (entries: readonly NewOutboxEntry[]) =>
       transaction(context, async (tx) => {
         await tx.start();
-        const rows = await writeOutboxReturning(tx, entries, deliverAs);
+        const rows = await writeOutboxReturning(tx, entries);
         return rows.map(toOutboxEntry);
       }),
     async get(id) {
@@ -98,76 +108,29 @@ export function createPgOutbox(context: PgContext): OutboxStore {
       );
       return rows.map(toOutboxEntry);
     },
-    async claim(id, lease, options) {
-      // SKIP LOCKED: a row another replica is claiming this instant is theirs; this one moves on at once.
-      const { rows } = await autocommit<OutboxRow>(context, (now) => ({
-        text: `UPDATE outbox SET claim_owner = $2, claim_token = claim_token + 1, claim_expires_at = ${now} + $3,
-                 attempts = attempts + 1,
-                 -- A claim that lapsed (or was taken from a dead owner) without an outcome may have posted.
-                 in_doubt = CASE WHEN claim_owner IS NOT NULL THEN 1 ELSE in_doubt END
-               WHERE id = (SELECT id FROM outbox WHERE id = $1 AND status = 'pending' AND next_attempt_at <= ${now}
-                             AND (claim_owner IS NULL OR claim_expires_at < ${now} OR claim_owner = $4)
-                           FOR UPDATE SKIP LOCKED)
-               RETURNING *`,
-        values: [id, lease.owner, lease.durationMs, options?.takeOverFrom ?? null],
-      }));
-      return rows[0] ? toOutboxEntry(rows[0]) : undefined;
-    },
-    async recordProgress(id, claim: ClaimToken, sent: DeliveryProgress, extendByMs) {
-      const { changed } = await autocommit(context, (now) => ({
-        text: `UPDATE outbox SET progress_json = $2, claim_expires_at = ${now} + $3
-               WHERE id = $1 AND status = 'pending' AND claim_owner = $4 AND claim_token = $5`,
-        values: [id, JSON.stringify(sent), extendByMs, claim.owner, claim.token],
-      }));
-      return changed === 1;
-    },
-    complete,
-    // Rides along in the next commit this process makes (see \`PgDeferredWrites\`).
-    completeSoon(delivery) {
-      if (!context.deferred) return complete([delivery]).then(([done]) => done ?? false);
-      const { text, values } = completeStatement(momentSql(context), delivery);
-      return context.deferred.add(text, values, completed);
-    },
-    async retryLater(id, claim, next) {
-      const { changed } = await autocommit(context, () => ({
-        text: `UPDATE outbox SET claim_owner = NULL, claim_expires_at = NULL, in_doubt = $2, next_attempt_at = $3,
-                 last_error = $4, attempts = attempts - $7
-               WHERE id = $1 AND status = 'pending' AND claim_owner = $5 AND claim_token = $6`,
-        values: [
-          id,
-          next.inDoubt ? 1 : 0,
-          next.nextAttemptAt,
-          next.error,
-          claim.owner,
-          claim.token,
-          next.waited ? 1 : 0,
-        ],
-      }));
-      return changed === 1;
-    },
-    giveUp: (id, claim, failure, deliverAs) =>
+    claim: (id, lease, options) =>
+      run(
+        id,
+        (snapshot, at) => planClaim(snapshot, lease, options?.takeOverFrom, at),
+        'FOR UPDATE SKIP LOCKED',
+      ),
+    recordProgress: async (id, claim, progress, extendByMs) =>
+      (await run(id, (snapshot, at) => planProgress(snapshot, claim, progress, extendByMs, at))) !==
+      undefined,
+    complete: (deliveries) =>
       transaction(context, async (tx) => {
-        const current = await tx.one<OutboxRow>('SELECT * FROM outbox WHERE id = $1', [id]);
-        if (!current) return false;
-        const row = await tx.one<OutboxRow>(finishSql, [
-          id,
-          'failed',
-          current.progress_json,
-          failure.error,
-          tx.now,
-          claim.owner,
-          claim.token,
-        ]);
-        if (!row) return false;
-        insertAuditRow(tx, {
-          actor: 'holdfast',
-          kind: 'delivery.failed',
-          approvalId: row.request_id,
-          conversationId: row.conversation_id,
-          data: { key: row.key, error: failure.error, turnId: row.turn_id },
-        });
-        writeOutbox(tx, failure.notify ?? [], deliverAs);
-        return true;
+        const results: boolean[] = [];
+        for (const delivery of deliveries) {
+          const done = await transition(tx, delivery.id, (snapshot, at) =>
+            planComplete(snapshot, delivery, at),
+          );
+          results.push(done !== undefined);
+        }
+        return results;
       }),
+    retryLater: async (id, claim, retry) =>
+      (await run(id, (snapshot) => planRetry(snapshot, claim, retry))) !== undefined,
+    giveUp: async (id, claim, failure) =>
+      (await run(id, (snapshot, at) => planGiveUp(snapshot, claim, failure, at))) !== undefined,
   };
 }

@@ -105,7 +105,7 @@ export async function applyTurnWrites(tx: Tx, writes: TurnWrites): Promise<Appli
       [turnId, writes.kvSnapshot],
     );
   if (writes.markReady) markReady(tx, turnId);
-  writeOutbox(tx, [...writes.outbox, ...(writes.outboxFor?.(approvals) ?? [])], writes.deliverAs);
+  writeOutbox(tx, [...writes.outbox, ...(writes.outboxFor?.(approvals) ?? [])]);
   // Tells every replica that the turn left its holder: the thread's next turn is free.
   if (writes.finished) tx.notify(workChannel, JSON.stringify({ conversationId, turnId, event: 'finished' }));
   return { type: 'applied', turn, conversation, approvals };

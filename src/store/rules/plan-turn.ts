@@ -75,7 +75,6 @@ export function planComplete(
     messages: [{ transcriptId: conversationId, message: { role: 'assistant', content: result.answer } }],
     kv: JSON.stringify(result.kv),
     outbox: effects.outbox ?? [],
-    deliverAs: effects.deliverAs,
     finished: true,
   };
 }
@@ -106,7 +105,6 @@ export function planSuspend(
     markReady: true,
     outbox: effects.outbox ?? [],
     outboxFor: batch?.outboxFor,
-    deliverAs: effects.deliverAs,
   };
 }
 
@@ -128,7 +126,6 @@ export function planFail(
     ...noWrites(target.turnId, conversationId),
     change: { type: 'end', status: 'failed', error },
     outbox: effects.outbox ?? [],
-    deliverAs: effects.deliverAs,
     finished: true,
   };
 }

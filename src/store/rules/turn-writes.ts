@@ -2,7 +2,7 @@ import type { NewOutboxEntry } from '../outbox-message.js';
 import type { NewApproval } from '../ports/approval-store.js';
 import type { ConversationKey } from '../ports/conversation-store.js';
 import type { ToolCallRef } from '../ports/transcript-store.js';
-import type { Fence, Lease } from '../ports/turn-claim.js';
+import type { Fence } from '../ports/turn-claim.js';
 import type { TurnFailure } from '../ports/turn-store.js';
 import type { Approval, Conversation, Turn, TurnStatus } from '../records.js';
 import { LeaseLostError } from '../store-errors.js';
@@ -79,7 +79,6 @@ export interface TurnWrites {
   readonly outbox: readonly NewOutboxEntry[];
   /** What the requests as stored cause people to see (their cards). */
   readonly outboxFor?: (approvals: readonly Approval[]) => readonly NewOutboxEntry[];
-  readonly deliverAs?: Lease;
   /** The turn left its holder for good: other processes are told the thread's next turn may start. */
   readonly finished: boolean;
 }

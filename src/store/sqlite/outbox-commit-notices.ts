@@ -1,10 +1,9 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Tells the outbox worker, right after a commit, which conversations it wrote outbox rows for, so it
- * reads and plans them while the commit is synced rather than after (it sends nothing before the disk
- * has them: `Store.durable`). Rows of a write whose savepoint rolled back may be told too; the worker
- * then finds nothing new, which costs a read.
+ * Tells the outbox worker, once a commit is made, which conversations it wrote outbox rows for, so this
+ * process claims and sends them at once (rows are written unclaimed; the sweep is the guarantee). Rows of
+ * a write whose savepoint rolled back may be told too; the worker then finds nothing new, which costs a read.
  */
 class OutboxCommitNotices {
   #listener: ((conversationId: string) => void) | undefined;

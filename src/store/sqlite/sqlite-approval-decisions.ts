@@ -8,7 +8,7 @@ import {
   planRebind,
   type RebindInput,
 } from '../rules/plan-decision.js';
-import type { DecisionInput, Lease, RebindResult, ResolveOptions, ResolveResult } from '../store.js';
+import type { DecisionInput, RebindResult, ResolveOptions, ResolveResult } from '../store.js';
 import { prepareApprovalRows } from './sqlite-approval-rows.js';
 import { prepareTurnClaim } from './sqlite-claim.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
@@ -68,7 +68,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
    * compare-and-set (which also needs the request open), then the decision's, and within one transaction
    * nothing changes the row between them, so a false comes back before anything is written.
    */
-  const apply = (approval: Approval, writes: DecisionWrites, at: number, deliverAs?: Lease): boolean => {
+  const apply = (approval: Approval, writes: DecisionWrites, at: number): boolean => {
     const requestId = approval.requestId;
     if (writes.edit) {
       if (applyEdit.run({ requestId, ...writes.edit }).changes === 0) return false;
@@ -91,7 +91,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
         data: JSON.stringify({ tool: approval.toolName, ...entry.data }),
       });
     }
-    writeOutbox(writes.outbox, at, deliverAs);
+    writeOutbox(writes.outbox, at);
     if (writes.grant) createGrant(writes.grant, at);
     return true;
   };
@@ -99,7 +99,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
   const resolveInside = writeTransaction(
     db,
     (input: DecisionInput, options: ResolveOptions): ResolveResult => {
-      const { lease, deliverAs } = options;
+      const { lease } = options;
       const at = now();
       // The clicked message is a card of this request whatever the outcome: its ts may never have been
       // recorded (the process died right after posting it), and it must be rewritten with the others.
@@ -109,7 +109,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
       const snapshot = snapshotOf(row);
       const plan = planDecision(snapshot, input, at);
       if (plan.writes === undefined) return { type: plan.type, approval: snapshot.approval };
-      if (!apply(snapshot.approval, plan.writes, at, deliverAs)) {
+      if (!apply(snapshot.approval, plan.writes, at)) {
         // Another decision came first.
         const latest = byId.get(row.request_id);
         return { type: 'already-decided', approval: latest ? toApproval(latest) : snapshot.approval };
@@ -142,13 +142,13 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     return expired;
   });
 
-  const rebind = writeTransaction(db, (input: RebindInput, deliverAs?: Lease): RebindResult => {
+  const rebind = writeTransaction(db, (input: RebindInput): RebindResult => {
     const at = now();
     const row = byId.get(input.requestId);
     if (!row) return { type: 'unchanged', approval: undefined };
     const snapshot = snapshotOf(row);
     const plan = planRebind(snapshot, input, at);
-    if (plan.type !== 'rebound' || !apply(snapshot.approval, plan.writes, at, deliverAs)) {
+    if (plan.type !== 'rebound' || !apply(snapshot.approval, plan.writes, at)) {
       const latest = byId.get(row.request_id);
       return { type: 'unchanged', approval: latest ? toApproval(latest) : snapshot.approval };
     }
@@ -157,8 +157,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
 
   return {
     resolve,
-    rebind: async (input: RebindInput, options: { readonly deliverAs?: Lease } = {}) =>
-      rebind(input, options.deliverAs),
+    rebind: async (input: RebindInput) => rebind(input),
     async expireOverdue(limit: number): Promise<Approval[]> {
       // Most sweeps find nothing overdue: a read says so without taking the write lock.
       if (overdue.all(now(), 1).length === 0) return [];

@@ -46,7 +46,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
       return row ? toApproval(row) : undefined;
     },
     resolve: async (input, options) => decisions.resolve(input, options),
-    rebind: (input, options) => decisions.rebind(input, options),
+    rebind: (input) => decisions.rebind(input),
     expireOverdue: async (limit = 500) => decisions.expireOverdue(limit),
     async pending(filter: PendingFilter = {}) {
       const limit = filter.limit ?? 500;

@@ -144,7 +144,7 @@ export function createSqliteGrants(context: SqliteContext): GrantStore {
         use.conversationId,
         JSON.stringify({ ...describeGrant(row), turnId: use.turnId, toolCallId: use.toolCallId }),
       );
-      writeOutbox(effects.outbox ?? [], at, effects.deliverAs);
+      writeOutbox(effects.outbox ?? [], at);
       return toGrant(row);
     },
   );

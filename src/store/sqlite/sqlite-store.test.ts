@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../../test/support/open-test-store.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { createTestClock } from '../../../test/support/test-clock.js';
-import { leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
+import { enqueueClaimed, leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
 import {
   type ContractDatabase,
   type ContractInspector,
@@ -95,11 +95,12 @@ describe('SQLite store, what only this adapter has', () => {
   });
 });
 
-describe('SQLite delivery markers', () => {
-  it('records a delivered row in a commit of its own: on the file once the marker resolves', async () => {
+describe('SQLite delivery records', () => {
+  it('records a delivered row in a commit of its own: on the file once complete resolves', async () => {
     const file = tempDir().file('holdfast.db');
     const { store } = openTestStore(file);
-    const [row] = await store.outbox.enqueue(
+    const [row] = await enqueueClaimed(
+      store,
       [
         {
           key: 'notice:2',
@@ -109,12 +110,10 @@ describe('SQLite delivery markers', () => {
       ],
       leaseA,
     );
-    const recorded = await store.outbox.completeSoon({
-      id: row!.id,
-      claim: { owner: leaseA.owner, token: 1 },
-      progress: { sent: [] },
-    });
-    expect(recorded).toBe(true);
+    const recorded = await store.outbox.complete([
+      { id: row!.id, claim: { owner: leaseA.owner, token: 1 }, progress: { sent: [] } },
+    ]);
+    expect(recorded).toEqual([true]);
     // Read by another connection while the store is still open: nothing waits for a later commit.
     const check = new Database(file, { readonly: true });
     expect(check.prepare('SELECT status FROM outbox').pluck().get()).toBe('sent');

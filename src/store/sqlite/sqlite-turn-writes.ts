@@ -88,7 +88,7 @@ export function prepareTurnWrites(context: SqliteContext) {
     if (writes.kv !== undefined) saveKv.run(writes.kv, conversationId);
     if (writes.kvSnapshot !== undefined) snapshotKv.run(writes.kvSnapshot, turnId);
     if (writes.markReady) markReady(turnId, at);
-    writeOutbox([...writes.outbox, ...(writes.outboxFor?.(approvals) ?? [])], at, writes.deliverAs);
+    writeOutbox([...writes.outbox, ...(writes.outboxFor?.(approvals) ?? [])], at);
     return { type: 'applied', turn, conversation, approvals };
   };
 }

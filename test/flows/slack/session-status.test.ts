@@ -303,6 +303,8 @@ describe('the assistant status line, where the app has no agent sessions', () =>
     const slack = await startSlackHarness({
       ...noAgentSessions,
       model: new ScriptedChatModel([reply.text('Answered.')]),
+      // The tick waits for the answer no longer than this (as when another process posts the answer).
+      answerWaitMs: 0,
     });
     slack.api.failMatching('chat.postMessage', (params) => params.text === 'Answered.', {
       type: 'error',

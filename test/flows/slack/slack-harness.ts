@@ -40,6 +40,7 @@ export interface HarnessOptions {
   /** Outbox timing (a short retry backoff) for the app, and again after every restart. */
   readonly delivery?: HoldfastOverrides['delivery'];
   readonly workingAfterMs?: number;
+  readonly answerWaitMs?: number;
   readonly statusRefreshMs?: number;
   /** How long a turn's lease lasts (renewed every third of it): short to see another process's change soon. */
   readonly leaseMs?: number;
@@ -133,6 +134,7 @@ export async function startSlackHarness(options: HarnessOptions): Promise<SlackH
       slackLimits: options.slackLimits ?? (options.slackApi?.rateLimits ? undefined : {}),
       delivery: options.delivery,
       workingAfterMs: options.workingAfterMs,
+      answerWaitMs: options.answerWaitMs,
       statusRefreshMs: options.statusRefreshMs,
       leaseMs: options.leaseMs,
       live: options.live ?? { showAfterMs: Number.POSITIVE_INFINITY },
