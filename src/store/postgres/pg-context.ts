@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { type TurnHolderRow, toTurnHolder } from '../rows/turn-row.js';
 import { checkHolder, type TurnHolder } from '../rules/turn-writes.js';
 import type { Fence } from '../store.js';
 import { pgCode, retriedCodes, translatePgError } from './pg-errors.js';
@@ -240,20 +241,10 @@ export async function checkFence(tx: Tx, fence: Fence): Promise<string> {
 
 /** Who holds a turn, its row locked until commit (see `checkFence`), for its fence to be checked against. */
 export async function holderOf(tx: Tx, turnId: string): Promise<TurnHolder | undefined> {
-  const row = await tx.one<{
-    conversation_id: string;
-    status: TurnHolder['status'];
-    lease_owner: string | null;
-    lease_token: number;
-  }>('SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR NO KEY UPDATE', [
-    turnId,
-  ]);
-  return row
-    ? {
-        conversationId: row.conversation_id,
-        status: row.status,
-        leaseOwner: row.lease_owner,
-        leaseToken: row.lease_token,
-      }
-    : undefined;
+  return toTurnHolder(
+    await tx.one<TurnHolderRow>(
+      'SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = $1 FOR NO KEY UPDATE',
+      [turnId],
+    ),
+  );
 }

@@ -1,4 +1,5 @@
 import type { Turn, TurnStatus } from '../records.js';
+import type { TurnHolder } from '../rules/turn-writes.js';
 
 export interface TurnRow {
   seq: number;
@@ -41,4 +42,18 @@ export function toTurn(row: TurnRow): Turn {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The columns a fence is checked against, as both stores select them. */
+export type TurnHolderRow = Pick<TurnRow, 'conversation_id' | 'status' | 'lease_owner' | 'lease_token'>;
+
+export function toTurnHolder(row: TurnHolderRow | undefined): TurnHolder | undefined {
+  return row
+    ? {
+        conversationId: row.conversation_id,
+        status: row.status,
+        leaseOwner: row.lease_owner,
+        leaseToken: row.lease_token,
+      }
+    : undefined;
 }

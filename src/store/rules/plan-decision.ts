@@ -1,7 +1,7 @@
 import { type NewOutboxEntry, outboxKeys } from '../outbox-message.js';
 import type { DecisionInput } from '../ports/approval-store.js';
 import type { NewGrant } from '../ports/grant-store.js';
-import type { Approval, ApprovalDecision } from '../records.js';
+import type { Approval, ApprovalDecision, AuditKind } from '../records.js';
 import { cardState, changedArguments, editedDetails } from './edit-arguments.js';
 import { gateDecision, tallyDecision } from './tally-decision.js';
 
@@ -16,7 +16,7 @@ export interface DecisionSnapshot {
 /** An audit row of the request (its id, conversation and tool are the request's). */
 export interface DecisionAudit {
   readonly actor: string;
-  readonly kind: string;
+  readonly kind: AuditKind;
   readonly data: Readonly<Record<string, unknown>>;
 }
 
@@ -202,7 +202,7 @@ export function planExpiry(snapshot: DecisionSnapshot, at: number): PlannedDecis
   };
 }
 
-function auditOf(actor: string, kind: string, data: Record<string, unknown>): DecisionAudit {
+function auditOf(actor: string, kind: AuditKind, data: Record<string, unknown>): DecisionAudit {
   return { actor, kind, data };
 }
 

@@ -7,6 +7,7 @@ import type {
 } from '../outbox-message.js';
 import type { ClaimToken, CompletedDelivery } from '../ports/outbox-store.js';
 import type { Lease } from '../ports/turn-claim.js';
+import type { AuditKind } from '../records.js';
 
 /**
  * What an outbox transition reads before it writes: the row as it stands, and its claim counter (kept
@@ -62,7 +63,7 @@ export interface OutboxWrites {
   }>;
   readonly audit: ReadonlyArray<{
     readonly actor: string;
-    readonly kind: string;
+    readonly kind: AuditKind;
     readonly approvalId: string | null;
     readonly conversationId: string;
     readonly data: Readonly<Record<string, unknown>>;

@@ -9,7 +9,8 @@ import {
   type RebindInput,
 } from '../rules/plan-decision.js';
 import type { DecisionInput, RebindResult, ResolveOptions, ResolveResult } from '../store.js';
-import { prepareApprovalRows } from './sqlite-approval-rows.js';
+import { prepareApprovalRows, prepareCardInsert } from './sqlite-approval-rows.js';
+import { prepareAuditInsert } from './sqlite-audit.js';
 import { prepareTurnClaim } from './sqlite-claim.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 import { prepareGrantCreate } from './sqlite-grants.js';
@@ -26,14 +27,8 @@ export function prepareApprovalDecisions(context: SqliteContext) {
   const markReady = prepareReadyMark(context);
   const writeOutbox = prepareOutboxWriter(context);
   const { byId, toApproval } = prepareApprovalRows(context);
-  const insertCard = db.prepare(
-    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
-     ON CONFLICT (channel, ts, request_id) DO NOTHING`,
-  );
-  const audit = db.prepare(
-    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-     VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
-  );
+  const insertCard = prepareCardInsert(context);
+  const audit = prepareAuditInsert(context);
   // The compare-and-set: zero rows changed means somebody else decided first.
   const decide = db.prepare(
     `UPDATE approvals SET decision = @decision, decided_by = @decidedBy, resolved_at = @now, always_allow = @always,
@@ -82,14 +77,16 @@ export function prepareApprovalDecisions(context: SqliteContext) {
     if (writes.vote) vote.run(requestId, writes.vote.userId, at);
     if (writes.turnReady) markReady(approval.turnId, at);
     for (const entry of writes.audit) {
-      audit.run({
+      audit(
+        {
+          actor: entry.actor,
+          kind: entry.kind,
+          approvalId: requestId,
+          conversationId: approval.conversationId,
+          data: { tool: approval.toolName, ...entry.data },
+        },
         at,
-        actor: entry.actor,
-        kind: entry.kind,
-        approvalId: requestId,
-        conversationId: approval.conversationId,
-        data: JSON.stringify({ tool: approval.toolName, ...entry.data }),
-      });
+      );
     }
     writeOutbox(writes.outbox, at);
     if (writes.grant) createGrant(writes.grant, at);
@@ -105,7 +102,7 @@ export function prepareApprovalDecisions(context: SqliteContext) {
       // recorded (the process died right after posting it), and it must be rewritten with the others.
       const row = byId.get(input.requestId);
       if (!row) return { type: 'unknown' };
-      if (options.card) insertCard.run({ ...options.card, requestId: row.request_id, now: at });
+      if (options.card) insertCard({ ...options.card, requestId: row.request_id }, at);
       const snapshot = snapshotOf(row);
       const plan = planDecision(snapshot, input, at);
       if (plan.writes === undefined) return { type: plan.type, approval: snapshot.approval };

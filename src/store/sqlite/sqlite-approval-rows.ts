@@ -8,6 +8,7 @@ import {
 import { approvalDetailsJson } from '../rows/approval-details.js';
 import { parseJsonColumn } from '../rows/parse-json-column.js';
 import type { CreateApprovalResult, NewApproval } from '../store.js';
+import { prepareAuditInsert } from './sqlite-audit.js';
 import type { SqliteContext } from './sqlite-context.js';
 
 /** Reading approval rows as records: the row, its votes and its cards. */
@@ -54,10 +55,7 @@ export function prepareApprovalCreate(context: SqliteContext) {
        @summary, @details, @argsHash, @reason, @requestedBy, @requiredApprovals, @now, @expiresAt)
      ON CONFLICT (transcript_id, tool_call_id) DO NOTHING`,
   );
-  const audit = db.prepare(
-    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-     VALUES (@at, @actor, 'approval.requested', @approvalId, @conversationId, @data)`,
-  );
+  const audit = prepareAuditInsert(context);
   return (approval: NewApproval, at: number): CreateApprovalResult => {
     const details = approvalDetailsJson(approval);
     const result = insert.run({ ...approval, details, now: at });
@@ -66,13 +64,16 @@ export function prepareApprovalCreate(context: SqliteContext) {
       if (!existing) throw new Error('approval conflict without a row');
       return { type: 'exists', approval: toApproval(existing) };
     }
-    audit.run({
+    audit(
+      {
+        actor: approval.requestedBy,
+        kind: 'approval.requested',
+        approvalId: approval.requestId,
+        conversationId: approval.conversationId,
+        data: { tool: approval.toolName, summary: approval.summary },
+      },
       at,
-      actor: approval.requestedBy,
-      approvalId: approval.requestId,
-      conversationId: approval.conversationId,
-      data: JSON.stringify({ tool: approval.toolName, summary: approval.summary }),
-    });
+    );
     // Mapped from the row as inserted, not read back: a request is created on every suspension, and a
     // new one has no votes or cards yet.
     return { type: 'created', approval: approvalOf(insertedRow(approval, details, at), [], []) };
@@ -101,5 +102,16 @@ function insertedRow(approval: NewApproval, detailsJson: string, at: number): Ap
     decided_by: null,
     always_allow: 0,
     decision_reason: null,
+  };
+}
+
+/** Records a message that carries a request's buttons, inside a caller's transaction (once per message). */
+export function prepareCardInsert({ db }: SqliteContext) {
+  const insert = db.prepare(
+    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
+     ON CONFLICT (channel, ts, request_id) DO NOTHING`,
+  );
+  return (card: { channel: string; ts: string; requestId: string }, at: number): void => {
+    insert.run({ ...card, now: at });
   };
 }

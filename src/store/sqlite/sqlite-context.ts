@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sqliteCode } from '../open-database.js';
+import { type TurnHolderRow, toTurnHolder } from '../rows/turn-row.js';
 import { checkHolder, type TurnHolder } from '../rules/turn-writes.js';
 import type { Fence } from '../store.js';
 import { StoreBusyError, StoreStoppedError, StoreUnavailableError } from '../store-errors.js';
@@ -85,21 +86,10 @@ const unavailable = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_C
 
 /** Reads who holds a turn, for its fence to be checked against (`checkHolder`). */
 export function prepareHolderRead({ db }: SqliteContext): (turnId: string) => TurnHolder | undefined {
-  const holder = db.prepare<
-    [string],
-    { status: TurnHolder['status']; lease_owner: string | null; lease_token: number; conversation_id: string }
-  >('SELECT status, lease_owner, lease_token, conversation_id FROM turns WHERE id = ?');
-  return (turnId) => {
-    const row = holder.get(turnId);
-    return row
-      ? {
-          conversationId: row.conversation_id,
-          status: row.status,
-          leaseOwner: row.lease_owner,
-          leaseToken: row.lease_token,
-        }
-      : undefined;
-  };
+  const holder = db.prepare<[string], TurnHolderRow>(
+    'SELECT conversation_id, status, lease_owner, lease_token FROM turns WHERE id = ?',
+  );
+  return (turnId) => toTurnHolder(holder.get(turnId));
 }
 
 /**

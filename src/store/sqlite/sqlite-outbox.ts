@@ -13,6 +13,8 @@ import {
 } from '../rules/plan-outbox.js';
 import type { ClaimToken, CompletedDelivery, Lease, OutboxStore } from '../store.js';
 import { outboxCommitNoticesOf } from './outbox-commit-notices.js';
+import { prepareCardInsert } from './sqlite-approval-rows.js';
+import { prepareAuditInsert } from './sqlite-audit.js';
 import { type SqliteContext, writeTransaction } from './sqlite-context.js';
 
 export { type OutboxRow, toOutboxEntry } from '../row-mappers.js';
@@ -60,14 +62,8 @@ function prepareOutboxApply(context: SqliteContext) {
        finished_at = @finishedAt
      WHERE id = @id AND status = 'pending' AND claim_owner IS @fenceOwner AND claim_token = @fenceToken`,
   );
-  const insertCard = db.prepare(
-    `INSERT INTO approval_cards (channel, ts, request_id, posted_at) VALUES (@channel, @ts, @requestId, @now)
-     ON CONFLICT (channel, ts, request_id) DO NOTHING`,
-  );
-  const audit = db.prepare(
-    `INSERT INTO audit_events (at, actor, kind, approval_id, conversation_id, data_json)
-     VALUES (@at, @actor, @kind, @approvalId, @conversationId, @data)`,
-  );
+  const insertCard = prepareCardInsert(context);
+  const audit = prepareAuditInsert(context);
   return (writes: OutboxWrites, at: number): boolean => {
     if (writes.update) {
       const { id, fence, set } = writes.update;
@@ -88,8 +84,8 @@ function prepareOutboxApply(context: SqliteContext) {
       });
       if (changed.changes === 0) return false;
     }
-    for (const card of writes.cards) insertCard.run({ ...card, now: at });
-    for (const event of writes.audit) audit.run({ ...event, at, data: JSON.stringify(event.data) });
+    for (const card of writes.cards) insertCard(card, at);
+    for (const event of writes.audit) audit(event, at);
     insert(writes.insert);
     return true;
   };
