@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Approval } from '../records.js';
 import type { DecisionInput, ResolveOptions, ResolveResult } from '../store.js';
 import {
   createApproval,
@@ -25,18 +24,7 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
       toolCallId: string,
       options: Parameters<typeof newApproval>[2] = { createdAt: clock.now() },
     ) => requestAfterResume(store, started, toolCallId, options);
-    /** Requests of the turn made together, as one suspension makes them. */
-    const createAll = async (...toolCallIds: string[]) => {
-      const made = await suspendWithRequests(
-        store,
-        started,
-        toolCallIds.map((toolCallId) => ({ toolCallId, createdAt: clock.now() })),
-      );
-      if (made.length !== toolCallIds.length)
-        throw new Error(`the suspension stored ${made.length} requests`);
-      return made as Approval[] & { 0: Approval; 1: Approval };
-    };
-    return { ...database, ...started, create, createAfterResume, createAll };
+    return { ...database, ...started, create, createAfterResume };
   }
 
   describe('approvals.rebind', () => {
@@ -318,8 +306,12 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
     });
 
     it('keeps the turn waiting while a sibling approval is pending', async () => {
-      const { store, createAll } = await setup();
-      const [first, second] = await createAll('call_1', 'call_2');
+      const { store, clock, ...started } = await setup();
+      const [first, second] = await suspendWithRequests(store, started, [
+        { toolCallId: 'call_1', createdAt: clock.now() },
+        { toolCallId: 'call_2', createdAt: clock.now() },
+      ]);
+      if (!first || !second) throw new Error('the suspension stored no requests');
       expect(
         await store.approvals.resolve({ requestId: first.requestId, decision: 'allowed', decidedBy: 'UA' }),
       ).toMatchObject({ type: 'decided', turnReady: false });

@@ -34,7 +34,7 @@ export function describeApprovalsContract(open: StoreContractFactory): void {
     return { ...database, ...started, create, createAll };
   }
 
-  describe('approvals.create', () => {
+  describe('approvals made by a suspension', () => {
     it('inserts a pending row with the exact arguments and audits the request', async () => {
       const { store, clock, create } = await setup();
       const approval = await create('call_1', {
