@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../test/support/open-test-store.js';
+import { grantByDecision } from '../../test/support/store-requests.js';
 import { newTurn, thread } from '../../test/support/store-rows.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { createTestClock } from '../../test/support/test-clock.js';
@@ -203,7 +204,7 @@ describe('policy decisions', () => {
     const fence = enqueued.claim.fence;
     const conversation = conversationId(turn);
     if (row.grant) {
-      await store.grants.create({
+      await grantByDecision(store, clock.now(), {
         scope: row.grant,
         scopeId: row.grant === 'conversation' ? conversation : turn.channelId,
         toolName: row.tool,

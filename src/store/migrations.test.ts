@@ -9,6 +9,7 @@ import {
   t0,
 } from '../../test/support/older-database-files.js';
 import { openTestStore } from '../../test/support/open-test-store.js';
+import { grantByDecision } from '../../test/support/store-requests.js';
 import { createTestClock } from '../../test/support/test-clock.js';
 import { AuditChainVerifier } from '../audit/verify-audit-chain.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
@@ -218,10 +219,9 @@ describe('openDatabase upgrades an older file in place', () => {
       usesLeft: null,
     });
     // Two grants of one tool may stand side by side now (the old unique index is gone).
-    await store.grants.create({
+    await grantByDecision(store, Date.now(), {
       scope: 'conversation',
       scopeId: c1,
-      toolName: 'shell',
       createdBy: 'UB',
       match: { command: 'ls *' },
     });

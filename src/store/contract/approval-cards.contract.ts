@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { awaitingTurn, createApproval, day, startTurn, thread } from './contract-fixtures.js';
+import { awaitingTurn, day, startTurn, suspendWithRequests, thread } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 export function describeApprovalCardsContract(open: StoreContractFactory): void {
@@ -100,14 +100,11 @@ export function describeApprovalCardsContract(open: StoreContractFactory): void 
     it('expires only overdue pending rows, each audited, with a card rewrite', async () => {
       const { store, clock, inspect } = await open();
       const started = await startTurn(store);
-      const soon = await createApproval(store, started, 'call_1', {
-        createdAt: clock.now(),
-        expiresAt: clock.now() + 1_000,
-      });
-      const later = await createApproval(store, started, 'call_2', {
-        createdAt: clock.now(),
-        expiresAt: clock.now() + 10_000,
-      });
+      const [soon, later] = await suspendWithRequests(store, started, [
+        { toolCallId: 'call_1', createdAt: clock.now(), expiresAt: clock.now() + 1_000 },
+        { toolCallId: 'call_2', createdAt: clock.now(), expiresAt: clock.now() + 10_000 },
+      ]);
+      if (!soon || !later) throw new Error('the suspension stored no requests');
       clock.advance(1_000);
       const expired = await store.approvals.expireOverdue();
       expect(expired).toMatchObject([
@@ -135,12 +132,15 @@ export function describeApprovalCardsContract(open: StoreContractFactory): void 
       const { store, clock, inspect } = await open();
       const started = await startTurn(store);
       const deadlines = [3_000, 1_000, 2_000, 4_000, 5_000];
-      for (const [index, after] of deadlines.entries()) {
-        await createApproval(store, started, `call_${index}`, {
+      await suspendWithRequests(
+        store,
+        started,
+        deadlines.map((after, index) => ({
+          toolCallId: `call_${index}`,
           createdAt: clock.now(),
           expiresAt: clock.now() + after,
-        });
-      }
+        })),
+      );
       clock.advance(4_000);
       const batch = await store.approvals.expireOverdue(2);
       expect(batch.map((a) => a.toolCallId)).toEqual(['call_1', 'call_2']);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionInput, ResolveOptions, ResolveResult } from '../store.js';
-import { createApproval, day, type newApproval, startTurn } from './contract-fixtures.js';
+import {
+  createApproval,
+  day,
+  type newApproval,
+  requestAfterResume,
+  startTurn,
+  suspendWithRequests,
+} from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 export function describeApprovalDecisionsContract(open: StoreContractFactory): void {
@@ -12,7 +19,12 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
       toolCallId: string,
       options: Parameters<typeof newApproval>[2] = { createdAt: clock.now() },
     ) => createApproval(store, started, toolCallId, options);
-    return { ...database, ...started, create };
+    /** A request of the turn once it resumed from its earlier ones, all decided. */
+    const createAfterResume = (
+      toolCallId: string,
+      options: Parameters<typeof newApproval>[2] = { createdAt: clock.now() },
+    ) => requestAfterResume(store, started, toolCallId, options);
+    return { ...database, ...started, create, createAfterResume };
   }
 
   describe('approvals.rebind', () => {
@@ -197,13 +209,13 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
     });
 
     it('expires an overdue row on the spot instead of deciding it', async () => {
-      const { store, clock, create } = await setup();
+      const { store, clock, create, createAfterResume } = await setup();
       const approval = await create('call_1');
       clock.advance(day - 1);
       expect(
         await store.approvals.resolve({ requestId: approval.requestId, decision: 'denied', decidedBy: 'U1' }),
       ).toMatchObject({ type: 'decided' });
-      const late = await create('call_2');
+      const late = await createAfterResume('call_2');
       clock.advance(day);
       const result = await store.approvals.resolve({
         requestId: late.requestId,
@@ -268,7 +280,7 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
     });
 
     it('returns each request as a read of it then finds it', async () => {
-      const { store, clock, create } = await setup();
+      const { store, clock, create, createAfterResume } = await setup();
       type More = Partial<DecisionInput> & ResolveOptions;
       const decide = (requestId: string, decidedBy: string, { card, ...more }: More = {}) =>
         store.approvals.resolve({ requestId, decision: 'allowed', decidedBy, ...more }, { card });
@@ -284,8 +296,8 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
       expect((await expectAsStored(await decide(quorum.requestId, 'UA', { card }))).cards).toEqual([card]);
       clock.advance(1_000);
       await expectAsStored(await decide(quorum.requestId, 'UB', { always: true }));
-      await expectAsStored(await decide((await create('call_2')).requestId, 'UA'));
-      const second = await create('call_3', { createdAt: clock.now(), requiredApprovals: 2 });
+      await expectAsStored(await decide((await createAfterResume('call_2')).requestId, 'UA'));
+      const second = await createAfterResume('call_3', { createdAt: clock.now(), requiredApprovals: 2 });
       await decide(second.requestId, 'UA');
       const refused = await expectAsStored(
         await decide(second.requestId, 'UB', { decision: 'denied', reason: 'not during the freeze' }),
@@ -294,9 +306,12 @@ export function describeApprovalDecisionsContract(open: StoreContractFactory): v
     });
 
     it('keeps the turn waiting while a sibling approval is pending', async () => {
-      const { store, create } = await setup();
-      const first = await create('call_1');
-      const second = await create('call_2');
+      const { store, clock, ...started } = await setup();
+      const [first, second] = await suspendWithRequests(store, started, [
+        { toolCallId: 'call_1', createdAt: clock.now() },
+        { toolCallId: 'call_2', createdAt: clock.now() },
+      ]);
+      if (!first || !second) throw new Error('the suspension stored no requests');
       expect(
         await store.approvals.resolve({ requestId: first.requestId, decision: 'allowed', decidedBy: 'UA' }),
       ).toMatchObject({ type: 'decided', turnReady: false });

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { conversationId } from '../conversation-id.js';
 import {
   awaitingTurn,
+  claimed,
   createApproval,
   day,
   leaseA,
   leaseB,
-  newApproval,
+  type newApproval,
   newTurn,
   startTurn,
+  suspendWithRequests,
   thread,
 } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
@@ -22,10 +24,17 @@ export function describeApprovalsContract(open: StoreContractFactory): void {
       toolCallId: string,
       options: Parameters<typeof newApproval>[2] = { createdAt: clock.now() },
     ) => createApproval(store, started, toolCallId, options);
-    return { ...database, ...started, create };
+    /** Several requests of the turn, made together as one suspension makes them. */
+    const createAll = (...toolCallIds: string[]) =>
+      suspendWithRequests(
+        store,
+        started,
+        toolCallIds.map((toolCallId) => ({ toolCallId, createdAt: clock.now() })),
+      );
+    return { ...database, ...started, create, createAll };
   }
 
-  describe('approvals.create', () => {
+  describe('approvals made by a suspension', () => {
     it('inserts a pending row with the exact arguments and audits the request', async () => {
       const { store, clock, create } = await setup();
       const approval = await create('call_1', {
@@ -64,27 +73,27 @@ export function describeApprovalsContract(open: StoreContractFactory): void {
       ]);
     });
 
-    it('returns the existing row for the same call untouched, and audits nothing more', async () => {
-      const { store, turn, fence, clock, create } = await setup();
-      await create('call_1');
-      const again = await store.approvals.create(
-        fence,
-        newApproval(turn, 'call_1', { createdAt: clock.now(), requestId: 'apr_second', summary: 'other' }),
-      );
-      expect(again).toMatchObject({
-        type: 'exists',
-        approval: { requestId: 'apr_turn-1_call_1', summary: 'run `systemctl restart web`' },
-      });
+    it('returns the existing row for the same call untouched when a turn suspends on it again, and audits no second request', async () => {
+      const { store, turn, clock, create } = await setup();
+      const first = await create('call_1');
+      await store.approvals.resolve({ requestId: first.requestId, decision: 'allowed', decidedBy: 'UA' });
+      const resumed = claimed(await store.turns.claim('turn-1', leaseA));
+      const again = await suspendWithRequests(store, { turn, fence: resumed.fence }, [
+        { toolCallId: 'call_1', createdAt: clock.now(), requestId: 'apr_second', summary: 'other' },
+      ]);
+      expect(again).toEqual([await store.approvals.get(first.requestId)]);
+      expect(again).toMatchObject([
+        { requestId: 'apr_turn-1_call_1', summary: 'run `systemctl restart web`', decision: 'allowed' },
+      ]);
       expect(await store.approvals.get('apr_second')).toBeUndefined();
-      expect(await store.audit.list()).toHaveLength(1);
+      const requested = (await store.audit.list()).filter((e) => e.kind === 'approval.requested');
+      expect(requested).toHaveLength(1);
     });
 
     it('finds rows by request id, by call and by turn, in the order they were created', async () => {
-      const { store, create, conversationId: id } = await setup();
-      const first = await create('call_2');
-      await create('call_1');
-      await create('call_3');
-      expect((await store.approvals.get(first.requestId))?.toolCallId).toBe('call_2');
+      const { store, createAll, conversationId: id } = await setup();
+      const [first] = await createAll('call_2', 'call_1', 'call_3');
+      expect((await store.approvals.get(first?.requestId ?? ''))?.toolCallId).toBe('call_2');
       expect(await store.approvals.get('apr_nope')).toBeUndefined();
       expect((await store.approvals.forCall(id, 'call_1'))?.requestId).toBe('apr_turn-1_call_1');
       expect(await store.approvals.forCall(id, 'call_9')).toBeUndefined();
@@ -125,30 +134,34 @@ export function describeApprovalsContract(open: StoreContractFactory): void {
       });
     });
 
-    it('claims nothing while a sibling is pending or the turn has not suspended yet', async () => {
-      const { store, create } = await setup();
-      const first = await create('call_1');
-      const second = await create('call_2');
+    it('claims nothing while a sibling is pending', async () => {
+      const { store, createAll } = await setup();
+      const [first, second] = await createAll('call_1', 'call_2');
       const decide = (requestId: string) =>
         store.approvals.resolve({ requestId, decision: 'allowed', decidedBy: 'UA' }, { lease: leaseB });
-      const partial = await decide(first.requestId);
+      const partial = await decide(first?.requestId ?? '');
       expect(partial).toMatchObject({ type: 'decided', turnReady: false });
       expect(partial.type === 'decided' && partial.claim).toBeFalsy();
-      // Decided from the inbox before the runner suspended: the runner still holds the turn.
-      const last = await decide(second.requestId);
-      expect(last).toMatchObject({ type: 'decided', turnReady: true });
-      expect(last.type === 'decided' && last.claim).toBeFalsy();
-      expect(await store.turns.get('turn-1')).toMatchObject({ status: 'running', leaseOwner: leaseA.owner });
+      expect(await store.turns.get('turn-1')).toMatchObject({
+        status: 'awaiting_approval',
+        leaseOwner: null,
+      });
+      const last = await decide(second?.requestId ?? '');
+      expect(last).toMatchObject({
+        type: 'decided',
+        turnReady: true,
+        claim: { fence: { owner: leaseB.owner } },
+      });
     });
   });
 
   describe('approvals look-ups', () => {
     it('lists pending rows by conversation and channel, and recent decisions newest first', async () => {
-      const { store, clock, create } = await setup();
+      const { store, clock, createAll } = await setup();
       const elsewhere = await startTurn(store, { key: thread('1800.1', 'C0OTHER'), turnId: 'turn-9' });
       await createApproval(store, elsewhere, 'call_1', { createdAt: clock.now() });
-      const first = await create('call_1');
-      const second = await create('call_2');
+      const [first, second] = await createAll('call_1', 'call_2');
+      if (!first || !second) throw new Error('the suspension stored no requests');
       expect((await store.approvals.pending()).map((a) => a.requestId)).toEqual([
         'apr_turn-9_call_1',
         first.requestId,

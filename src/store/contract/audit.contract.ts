@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditChainVerifier } from '../../audit/verify-audit-chain.js';
 import { auditRowHash } from '../rules/audit-chain.js';
+import { grantByDecision } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 export function describeAuditContract(open: StoreContractFactory): void {
@@ -51,10 +52,9 @@ export function describeAuditContract(open: StoreContractFactory): void {
       const { store, clock } = await open();
       await store.audit.record({ actor: 'U1', kind: 'tool.started', data: { b: 1, a: { d: [2], c: null } } });
       clock.advance(5);
-      const grant = await store.grants.create({
+      const { grant } = await grantByDecision(store, clock.now(), {
         scope: 'channel',
         scopeId: 'C1',
-        toolName: 'shell',
         createdBy: 'U2',
       });
       await store.grants.revoke(grant.id, 'U3');
@@ -63,6 +63,8 @@ export function describeAuditContract(open: StoreContractFactory): void {
       const events = await store.audit.list();
       expect(events.map((e) => e.kind)).toEqual([
         'tool.started',
+        'approval.requested',
+        'approval.allowed',
         'grant.created',
         'grant.revoked',
         'turn.failed',
@@ -74,6 +76,8 @@ export function describeAuditContract(open: StoreContractFactory): void {
       });
       const verifier = new AuditChainVerifier();
       expect(events.map((event) => verifier.check(event))).toEqual([
+        undefined,
+        undefined,
         undefined,
         undefined,
         undefined,

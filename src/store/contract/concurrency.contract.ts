@@ -5,7 +5,6 @@ import {
   awaitingTurn,
   claimed,
   completeOne,
-  createApproval,
   day,
   leaseA,
   leaseB,
@@ -14,6 +13,7 @@ import {
   noticeEntry,
   observe,
   startTurn,
+  suspendWithRequests,
   thread,
 } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
@@ -99,9 +99,11 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
     it('resume a turn once when its last two requests are decided at the same time', async () => {
       const { a, b, clock } = await twoProcesses();
       const started = await startTurn(a);
-      const first = await createApproval(a, started, 'call_1', { createdAt: clock.now() });
-      const second = await createApproval(a, started, 'call_2', { createdAt: clock.now() });
-      await a.turns.suspend(started.fence, { values: {}, children: {} });
+      const [first, second] = await suspendWithRequests(a, started, [
+        { toolCallId: 'call_1', createdAt: clock.now() },
+        { toolCallId: 'call_2', createdAt: clock.now() },
+      ]);
+      if (!first || !second) throw new Error('the suspension stored no requests');
       const results = await Promise.all([
         a.approvals.resolve(
           { requestId: first.requestId, decision: 'allowed', decidedBy: 'UA' },
@@ -187,7 +189,15 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
             argsHash: 'h',
           }),
         () =>
-          a.approvals.create(zombie.fence, newApproval(zombie.turn, 'call_z', { createdAt: clock.now() })),
+          a.turns.suspend(
+            zombie.fence,
+            emptyKvSnapshot,
+            {},
+            {
+              transcriptId: zombie.conversationId,
+              approvals: [newApproval(zombie.turn, 'call_z', { createdAt: clock.now() })],
+            },
+          ),
         () => a.turns.suspend(zombie.fence, emptyKvSnapshot),
         () => a.turns.complete(zombie.fence, { answer: 'zombie', kv: emptyKvSnapshot }),
         () => a.turns.fail(zombie.fence, { code: 'x', message: 'zombie' }),

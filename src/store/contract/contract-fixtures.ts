@@ -1,3 +1,9 @@
+import {
+  type GrantDecision,
+  grantByDecision,
+  type RequestedCall,
+  suspendWithRequests,
+} from '../../../test/support/store-requests.js';
 import { newApproval, newTurn, thread } from '../../../test/support/store-rows.js';
 import { conversationId } from '../conversation-id.js';
 import type { DeliveryProgress, NewOutboxEntry, OutboxEntry } from '../outbox-message.js';
@@ -43,15 +49,34 @@ export async function startTurn(
   return { turn, fence: claim.fence, conversationId: conversationId(key) };
 }
 
-/** A pending approval for `call` in a started turn, created under its fence. */
+/**
+ * A pending approval for `call` in a started turn, made as production makes one: the turn suspends with a
+ * batch holding it, and is left awaiting approval (see `suspendWithRequests` for several at once).
+ */
 export async function createApproval(
   store: Store,
   started: StartedTurn,
   toolCallId: string,
   options: Partial<NewApproval> & { createdAt: number },
 ): Promise<Approval> {
-  const result = await store.approvals.create(started.fence, newApproval(started.turn, toolCallId, options));
-  return result.approval;
+  const [approval] = await suspendWithRequests(store, started, [{ ...options, toolCallId }]);
+  if (!approval) throw new Error(`the suspension stored no request for ${toolCallId}`);
+  return approval;
+}
+
+/**
+ * A request a turn makes after it resumed: its earlier requests are all decided, `lease` (proc-a unless
+ * told) claims it for resume and it suspends on the new one, as a resumed run that needs people again does.
+ */
+export async function requestAfterResume(
+  store: Store,
+  started: StartedTurn,
+  toolCallId: string,
+  options: Partial<NewApproval> & { createdAt: number },
+  lease: Lease = leaseA,
+): Promise<Approval> {
+  const resumed = claimed(await store.turns.claim(started.turn.turnId, lease));
+  return createApproval(store, { ...started, fence: resumed.fence }, toolCallId, options);
 }
 
 /** A started turn parked on one pending approval, the way the runner leaves it. */
@@ -61,11 +86,13 @@ export async function awaitingTurn(
   options: { key?: ConversationKey; turnId?: string; requiredApprovals?: number } = {},
 ): Promise<StartedTurn & { approval: Approval }> {
   const started = await startTurn(store, options);
-  const approval = await createApproval(store, started, 'call_1', {
-    createdAt: now,
-    requiredApprovals: options.requiredApprovals ?? 1,
-  });
-  await store.turns.suspend(started.fence, { values: { step: 1 }, children: {} });
+  const [approval] = await suspendWithRequests(
+    store,
+    started,
+    [{ toolCallId: 'call_1', createdAt: now, requiredApprovals: options.requiredApprovals ?? 1 }],
+    { kv: { values: { step: 1 }, children: {} } },
+  );
+  if (!approval) throw new Error('the suspension stored no request for call_1');
   return { ...started, approval };
 }
 
@@ -108,7 +135,15 @@ export async function observe(store: Store, inspect: ContractInspector, started:
   };
 }
 
-export { newApproval, newTurn, thread };
+export {
+  type GrantDecision,
+  grantByDecision,
+  newApproval,
+  newTurn,
+  type RequestedCall,
+  suspendWithRequests,
+  thread,
+};
 
 /** One delivery completed on its own (the worker batches them; the contract is the same for one). */
 /** Rows written unclaimed, then claimed by `lease` (token 1, one attempt), as a worker takes them. */

@@ -53,9 +53,17 @@ const refusedWrites: readonly FencedWrite[] = [
     write: (store, fence, started) => store.transcript.recordToolResult(fence, ref(started), 'late result'),
   },
   {
-    name: 'approvals.create',
+    name: 'turns.suspend with a batch of requests',
     write: (store, fence, started, now) =>
-      store.approvals.create(fence, newApproval(started.turn, 'call_1', { createdAt: now })),
+      store.turns.suspend(
+        fence,
+        { values: { zombie: true }, children: {} },
+        {},
+        {
+          transcriptId: started.conversationId,
+          approvals: [newApproval(started.turn, 'call_1', { createdAt: now })],
+        },
+      ),
   },
   {
     name: 'turns.complete',

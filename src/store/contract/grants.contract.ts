@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Store } from '../store.js';
+import { type GrantDecision, grantByDecision } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
 const scopes = { conversationId: 'T1:C1:1700.1', channelId: 'C1' };
@@ -9,18 +11,23 @@ const conversationGrant = {
   createdBy: 'U1',
 };
 
+/** A grant as production makes one: a request decided "always" with the grant's fields. */
+async function granted(store: Store, clock: { now(): number }, decision: GrantDecision) {
+  return (await grantByDecision(store, clock.now(), decision)).grant;
+}
+
 export function describeGrantsContract(open: StoreContractFactory): void {
   describe('grants', () => {
     it('finds a conversation grant only in that conversation', async () => {
       const { store, clock } = await open();
-      const grant = await store.grants.create({ ...conversationGrant, sourceRequestId: 'apr_1' });
+      const { grant, request } = await grantByDecision(store, clock.now(), conversationGrant);
       expect(grant).toMatchObject({
         scope: 'conversation',
         scopeId: scopes.conversationId,
         toolName: 'shell',
         createdBy: 'U1',
         createdAt: clock.now(),
-        sourceRequestId: 'apr_1',
+        sourceRequestId: request.requestId,
       });
       expect(await store.grants.find('shell', scopes)).toEqual(grant);
       expect(
@@ -30,14 +37,14 @@ export function describeGrantsContract(open: StoreContractFactory): void {
     });
 
     it('finds a channel grant in every thread of the channel', async () => {
-      const { store } = await open();
-      const grant = await store.grants.create({
+      const { store, clock } = await open();
+      const { grant, request } = await grantByDecision(store, clock.now(), {
         scope: 'channel',
         scopeId: 'C1',
         toolName: 'http_get',
         createdBy: 'UADMIN',
       });
-      expect(grant.sourceRequestId).toBeNull();
+      expect(grant.sourceRequestId).toBe(request.requestId);
       expect(await store.grants.find('http_get', { conversationId: 'T1:C1:9', channelId: 'C1' })).toEqual(
         grant,
       );
@@ -47,10 +54,14 @@ export function describeGrantsContract(open: StoreContractFactory): void {
     });
 
     it('lists the active grants of a conversation and of a channel', async () => {
-      const { store } = await open();
-      const inThread = await store.grants.create(conversationGrant);
-      const inChannel = await store.grants.create({ ...conversationGrant, scope: 'channel', scopeId: 'C1' });
-      await store.grants.create({ ...conversationGrant, scopeId: 'T1:C1:other' });
+      const { store, clock } = await open();
+      const inThread = await granted(store, clock, conversationGrant);
+      const inChannel = await granted(store, clock, {
+        ...conversationGrant,
+        scope: 'channel',
+        scopeId: 'C1',
+      });
+      await granted(store, clock, { ...conversationGrant, scopeId: 'T1:C1:other' });
       expect(await store.grants.list(scopes)).toEqual([inThread, inChannel]);
       expect(await store.grants.list({ channelId: 'C1' })).toEqual([inChannel]);
       expect(await store.grants.list({ conversationId: scopes.conversationId })).toEqual([inThread]);
@@ -58,9 +69,9 @@ export function describeGrantsContract(open: StoreContractFactory): void {
     });
 
     it('keeps one active grant per scope and tool, and audits only the first', async () => {
-      const { store } = await open();
-      const first = await store.grants.create(conversationGrant);
-      const second = await store.grants.create({ ...conversationGrant, createdBy: 'U2' });
+      const { store, clock } = await open();
+      const first = await granted(store, clock, conversationGrant);
+      const second = await granted(store, clock, { ...conversationGrant, createdBy: 'U2' });
       expect(second).toEqual(first);
       expect(await store.grants.list(scopes)).toHaveLength(1);
       const created = (await store.audit.list()).filter((e) => e.kind === 'grant.created');
@@ -74,8 +85,8 @@ export function describeGrantsContract(open: StoreContractFactory): void {
     });
 
     it('revokes once, audits it, and lets a new grant be made afterwards', async () => {
-      const { store } = await open();
-      const grant = await store.grants.create(conversationGrant);
+      const { store, clock } = await open();
+      const grant = await granted(store, clock, conversationGrant);
       expect(await store.grants.revoke(grant.id, 'UADMIN')).toBe(true);
       expect(await store.grants.revoke(grant.id, 'UADMIN')).toBe(false);
       expect(await store.grants.revoke(grant.id + 1_000, 'UADMIN')).toBe(false);
@@ -83,29 +94,30 @@ export function describeGrantsContract(open: StoreContractFactory): void {
       expect(await store.grants.list(scopes)).toHaveLength(0);
       const revoked = (await store.audit.list()).filter((e) => e.kind === 'grant.revoked');
       expect(revoked).toMatchObject([{ actor: 'UADMIN', conversationId: scopes.conversationId }]);
-      const again = await store.grants.create(conversationGrant);
+      const again = await granted(store, clock, conversationGrant);
       expect(again.id).not.toBe(grant.id);
       expect(await store.grants.find('shell', scopes)).toEqual(again);
     });
 
     it('audits a channel grant and its revocation without a conversation', async () => {
-      const { store } = await open();
-      const grant = await store.grants.create({ ...conversationGrant, scope: 'channel', scopeId: 'C1' });
+      const { store, clock } = await open();
+      const grant = await granted(store, clock, { ...conversationGrant, scope: 'channel', scopeId: 'C1' });
       await store.grants.revoke(grant.id, 'UADMIN');
-      expect(await store.audit.list()).toMatchObject([
+      const grantEvents = (await store.audit.list()).filter((e) => e.kind.startsWith('grant.'));
+      expect(grantEvents).toMatchObject([
         { kind: 'grant.created', conversationId: null, data: { scope: 'channel', scopeId: 'C1' } },
         { kind: 'grant.revoked', conversationId: null, actor: 'UADMIN' },
       ]);
     });
 
     it('lists usable grants of a pattern beside the whole-tool one; find sees only the whole-tool one', async () => {
-      const { store } = await open();
-      const pattern = await store.grants.create({
+      const { store, clock } = await open();
+      const pattern = await granted(store, clock, {
         ...conversationGrant,
         match: { command: 'kubectl get *' },
       });
       expect(await store.grants.find('shell', scopes)).toBeUndefined();
-      const whole = await store.grants.create(conversationGrant);
+      const whole = await granted(store, clock, conversationGrant);
       expect(pattern.match).toEqual({ command: 'kubectl get *' });
       expect(whole.match).toBeNull();
       expect(await store.grants.usable('shell', scopes)).toEqual([pattern, whole]);
@@ -116,7 +128,7 @@ export function describeGrantsContract(open: StoreContractFactory): void {
 
     it('stops a grant at its expiry', async () => {
       const { store, clock } = await open();
-      const grant = await store.grants.create({ ...conversationGrant, expiresAt: clock.now() + 60_000 });
+      const grant = await granted(store, clock, { ...conversationGrant, expiresAt: clock.now() + 60_000 });
       expect(await store.grants.usable('shell', scopes)).toEqual([grant]);
       clock.advance(60_000);
       expect(await store.grants.usable('shell', scopes)).toEqual([]);
@@ -127,8 +139,8 @@ export function describeGrantsContract(open: StoreContractFactory): void {
     });
 
     it('counts uses down, audits each with its call and notice, and refuses once used up', async () => {
-      const { store, inspect } = await open();
-      const grant = await store.grants.create({ ...conversationGrant, maxUses: 2 });
+      const { store, clock, inspect } = await open();
+      const grant = await granted(store, clock, { ...conversationGrant, maxUses: 2 });
       const use = (toolCallId: string) =>
         store.grants.use(
           grant.id,
@@ -143,6 +155,8 @@ export function describeGrantsContract(open: StoreContractFactory): void {
             ],
           },
         );
+      // The decision that made the grant wrote its own rows (its card's update); the uses write after them.
+      const before = (await inspect.outbox()).length;
       expect(await use('call_1')).toMatchObject({ id: grant.id, usesLeft: 1 });
       expect(await use('call_2')).toMatchObject({ id: grant.id, usesLeft: 0 });
       expect(await use('call_3')).toBeUndefined();
@@ -160,15 +174,15 @@ export function describeGrantsContract(open: StoreContractFactory): void {
           data: { grantId: grant.id, toolCallId: 'call_2' },
         },
       ]);
-      expect((await inspect.outbox()).map((entry) => entry.key)).toEqual([
+      expect((await inspect.outbox()).slice(before).map((entry) => entry.key)).toEqual([
         'grant-used:call_1',
         'grant-used:call_2',
       ]);
     });
 
     it('lets a revoked grant through no more', async () => {
-      const { store } = await open();
-      const grant = await store.grants.create({ ...conversationGrant, match: { command: 'uptime' } });
+      const { store, clock } = await open();
+      const grant = await granted(store, clock, { ...conversationGrant, match: { command: 'uptime' } });
       await store.grants.revoke(grant.id, 'UADMIN');
       const use = { conversationId: scopes.conversationId, turnId: 't1', toolCallId: 'call_1' };
       expect(await store.grants.use(grant.id, use)).toBeUndefined();
@@ -176,15 +190,15 @@ export function describeGrantsContract(open: StoreContractFactory): void {
     });
 
     it('lists by who made them, and every grant of a channel and its threads', async () => {
-      const { store } = await open();
-      const inThread = await store.grants.create(conversationGrant);
-      const inChannel = await store.grants.create({
+      const { store, clock } = await open();
+      const inThread = await granted(store, clock, conversationGrant);
+      const inChannel = await granted(store, clock, {
         ...conversationGrant,
         scope: 'channel',
         scopeId: 'C1',
         createdBy: 'U2',
       });
-      await store.grants.create({ ...conversationGrant, scope: 'channel', scopeId: 'C2' });
+      await granted(store, clock, { ...conversationGrant, scope: 'channel', scopeId: 'C2' });
       expect(await store.grants.list({ createdBy: 'U2' })).toEqual([inChannel]);
       expect(await store.grants.list({ inChannel: 'C1' })).toEqual([inChannel]);
       // A thread's grant belongs to its channel once holdfast knows the thread.

@@ -4,12 +4,12 @@ import type { ClaimToken, Lease, Store } from '../store.js';
 import {
   awaitingTurn,
   completeOne,
-  createApproval,
   enqueueClaimed,
   leaseA,
   leaseB,
   noticeEntry,
   startTurn,
+  suspendWithRequests,
 } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
 
@@ -111,10 +111,13 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
     it('makes the message of a delivered plan a card of every request it lists', async () => {
       const { store, clock } = await open();
       const started = await startTurn(store);
-      const first = await createApproval(store, started, 'call_1', { createdAt: clock.now() });
-      const second = await createApproval(store, started, 'call_2', { createdAt: clock.now() });
-      await store.turns.suspend(started.fence, { values: {}, children: {} });
-      const requestIds = [first.requestId, second.requestId];
+      const requests = await suspendWithRequests(store, started, [
+        { toolCallId: 'call_1', createdAt: clock.now() },
+        { toolCallId: 'call_2', createdAt: clock.now() },
+      ]);
+      const [first] = requests;
+      if (!first || requests.length !== 2) throw new Error('the suspension stored no requests');
+      const requestIds = requests.map((request) => request.requestId);
       const [row] = await enqueueClaimed(
         store,
         [

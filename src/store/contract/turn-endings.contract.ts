@@ -5,11 +5,12 @@ import {
   answerEntry,
   awaitingTurn,
   claimed,
-  createApproval,
   leaseA,
   leaseB,
+  newApproval,
   newTurn,
   startTurn,
+  suspendWithRequests,
   thread,
 } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
@@ -64,9 +65,7 @@ export function describeTurnEndingsContract(open: StoreContractFactory): void {
     it('suspends with the kv snapshot on the newest approval, which resumeKv returns', async () => {
       const { store, clock, inspect } = await open();
       const started = await startTurn(store);
-      await createApproval(store, started, 'call_1', { createdAt: clock.now() });
-      clock.advance(1);
-      const newest = await createApproval(store, started, 'call_2', { createdAt: clock.now() });
+      const newest = newApproval(started.turn, 'call_2', { createdAt: clock.now() });
       const kv = { values: { count: 2 }, children: {} };
       const card = {
         key: `card:${newest.requestId}`,
@@ -75,7 +74,15 @@ export function describeTurnEndingsContract(open: StoreContractFactory): void {
         requestId: newest.requestId,
         message: { type: 'approval-card' as const, requestId: newest.requestId },
       };
-      await store.turns.suspend(started.fence, kv, { outbox: [card] });
+      await store.turns.suspend(
+        started.fence,
+        kv,
+        { outbox: [card] },
+        {
+          transcriptId: started.conversationId,
+          approvals: [newApproval(started.turn, 'call_1', { createdAt: clock.now() }), newest],
+        },
+      );
       expect(await store.turns.get('turn-1')).toMatchObject({
         status: 'awaiting_approval',
         leaseOwner: null,
@@ -96,9 +103,13 @@ export function describeTurnEndingsContract(open: StoreContractFactory): void {
       });
       const resumed = claimed(await store.turns.claim('turn-1', leaseA));
       clock.advance(1);
-      await createApproval(store, { ...started, fence: resumed.fence }, 'call_2', { createdAt: clock.now() });
       const kv = { values: { step: 2 }, children: {} };
-      await store.turns.suspend(resumed.fence, kv);
+      await suspendWithRequests(
+        store,
+        { ...started, fence: resumed.fence },
+        [{ toolCallId: 'call_2', createdAt: clock.now() }],
+        { kv },
+      );
       expect(await store.turns.resumeKv('turn-1')).toEqual(kv);
     });
 

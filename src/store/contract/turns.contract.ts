@@ -134,7 +134,6 @@ export function describeTurnsContract(open: StoreContractFactory): void {
       await createApproval(store, { ...started, fence: recovered.fence }, 'call_1', {
         createdAt: clock.now(),
       });
-      await store.turns.suspend(recovered.fence, emptyKvSnapshot);
       await store.approvals.resolve({ requestId: 'apr_turn-1_call_1', decision: 'allowed', decidedBy: 'UA' });
       const resumed = claimed(await store.turns.claim('turn-1', leaseA));
       expect(resumed).toMatchObject({ mode: 'resume', fence: { owner: 'proc-a', token: 3 } });

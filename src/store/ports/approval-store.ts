@@ -3,7 +3,7 @@ import type { ArgumentsEdit } from '../rules/edit-arguments.js';
 import type { RebindInput } from '../rules/plan-decision.js';
 import type { NewGrant } from './grant-store.js';
 import type { ToolCallRef } from './transcript-store.js';
-import type { ClaimedTurn, Fence, Lease } from './turn-claim.js';
+import type { ClaimedTurn, Lease } from './turn-claim.js';
 
 /**
  * What is known of a request when it is made: the call it is for, its `RequestDetails`, and the columns of
@@ -93,8 +93,6 @@ export interface PendingFilter {
 }
 
 export interface ApprovalStore {
-  /** Inserts the pending row; an existing row for the same call is returned untouched. */
-  create(fence: Fence, approval: NewApproval): Promise<CreateApprovalResult>;
   get(requestId: string): Promise<Approval | undefined>;
   forCall(transcriptId: string, toolCallId: string): Promise<Approval | undefined>;
   /**

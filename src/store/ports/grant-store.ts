@@ -50,8 +50,6 @@ export interface GrantStore {
    * usable (revoked, expired or used up in the meantime).
    */
   use(id: number, use: GrantUse, effects?: Effects): Promise<Grant | undefined>;
-  /** A new grant; an identical one still standing (same scope, tool and pattern) is returned instead. */
-  create(grant: NewGrant): Promise<Grant>;
   revoke(id: number, by: string): Promise<boolean>;
   get(id: number): Promise<Grant | undefined>;
   /** Usable grants matching every filter given; no filter lists nothing. */

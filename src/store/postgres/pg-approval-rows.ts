@@ -31,8 +31,7 @@ export async function approvalInside(tx: Tx, requestId: string): Promise<Approva
 }
 
 /**
- * Creates a pending row inside a caller's transaction (the approval store's own `create`, or a turn's
- * suspension). An existing row for the same call is returned untouched.
+ * Creates a pending row inside a turn's suspension, the only way a request is made. An existing row for the same call is returned untouched.
  */
 export async function createApprovalInside(tx: Tx, approval: NewApproval): Promise<CreateApprovalResult> {
   // A new request has no votes or cards yet: the row comes back whole from the insert.

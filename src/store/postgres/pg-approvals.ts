@@ -19,12 +19,11 @@ import {
   type ApprovalRowWithParts,
   approvalInside,
   approvalSelect,
-  createApprovalInside,
   toPgApproval,
 } from './pg-approval-rows.js';
 import { insertAuditRow } from './pg-audit-chain.js';
 import { claimInside } from './pg-claim.js';
-import { checkFence, momentSql, type PgContext, read, type Tx, transaction } from './pg-context.js';
+import { momentSql, type PgContext, read, type Tx, transaction } from './pg-context.js';
 import { createGrantInside } from './pg-grants.js';
 import { writeOutbox } from './pg-outbox-writer.js';
 import { markReady } from './pg-turn-writes.js';
@@ -186,11 +185,6 @@ export function createPgApprovals(context: PgContext): ApprovalStore {
     });
 
   return {
-    create: (fence, approval) =>
-      transaction(context, async (tx) => {
-        await checkFence(tx, fence);
-        return createApprovalInside(tx, approval);
-      }),
     async get(requestId) {
       return (await byQuery('WHERE a.request_id = $1', [requestId]))[0];
     },

@@ -14,8 +14,7 @@ const inScopes = (conversation: string, channel: string) =>
 const conversationOf = (row: GrantRow) => (row.scope === 'conversation' ? row.scope_id : null);
 
 /**
- * Creates a grant inside a caller's transaction (the grant store's own `create`, or a decision that grants
- * as it allows); an identical grant still standing is returned instead, and only a new one is audited.
+ * Creates a grant inside a decision's transaction (one that grants as it allows: "always"); an identical grant still standing is returned instead, and only a new one is audited.
  * No unique index can say "identical and still usable", so creators of one scope and tool queue on an
  * advisory lock of their own: two replicas never both find none and both insert.
  */
@@ -101,11 +100,6 @@ export function createPgGrants(context: PgContext): GrantStore {
         });
         writeOutbox(tx, effects.outbox ?? []);
         return toGrant(row);
-      }),
-    create: (grant: NewGrant) =>
-      transaction(context, async (tx) => {
-        await tx.start();
-        return createGrantInside(tx, grant);
       }),
     revoke: (id, by) =>
       transaction(context, async (tx) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { postgresInspector, postgresTestSchema } from '../../../test/support/postgres-test-database.js';
 import { createTestClock } from '../../../test/support/test-clock.js';
-import { newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
+import { newTurn, startTurn, suspendWithRequests, thread } from '../contract/contract-fixtures.js';
 import { type ContractDatabase, describeStoreContract } from '../contract/store-contract.js';
 import { conversationId } from '../conversation-id.js';
 import { latestSchemaVersion } from '../migrations.js';
@@ -125,13 +125,31 @@ describe('PostgreSQL store, what only this adapter has', () => {
     const grant = {
       scope: 'conversation' as const,
       scopeId: 'T1:C1:1700.1',
-      toolName: 'shell',
-      createdBy: 'U1',
       match: { command: 'uptime' },
       maxUses: 2,
     };
-    const made = await Promise.all(replicas.map((replica) => replica.grants.create(grant)));
-    expect(new Set(made.map((each) => each.id)).size).toBe(1);
+    // Three requests of one turn, each decided "always" with the same grant on its own replica at once.
+    const first = replicas[0] as Store;
+    const started = await startTurn(first);
+    const requests = await suspendWithRequests(
+      first,
+      started,
+      replicas.map((_, index) => ({ toolCallId: `call_ask_${index}`, createdAt: clock.now() })),
+    );
+    const decided = await Promise.all(
+      replicas.map((replica, index) =>
+        replica.approvals.resolve({
+          requestId: requests[index]?.requestId ?? '',
+          decision: 'allowed',
+          decidedBy: 'U1',
+          always: true,
+          grant,
+        }),
+      ),
+    );
+    expect(decided.map((each) => each.type)).toEqual(['decided', 'decided', 'decided']);
+    const made = await first.grants.list({ conversationId: grant.scopeId });
+    expect(made).toHaveLength(1);
     const id = made[0]?.id ?? 0;
     const used = await Promise.all(
       Array.from({ length: 6 }, (_, index) =>

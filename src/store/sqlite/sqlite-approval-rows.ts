@@ -40,9 +40,8 @@ export function prepareApprovalRows({ db }: SqliteContext) {
 }
 
 /**
- * Creates a pending row inside a caller's transaction (the approval store's own `create`, or a turn's
- * suspension, which writes every pending row of an assistant message with it). An existing row for the
- * same call is returned untouched.
+ * Creates a pending row inside a turn's suspension, which writes every pending row of an assistant
+ * message with it: the only way a request is made. An existing row for the same call is returned untouched.
  */
 export function prepareApprovalCreate(context: SqliteContext) {
   const { db } = context;

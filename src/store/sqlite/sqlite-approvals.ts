@@ -1,15 +1,13 @@
 import type { ApprovalRow } from '../row-mappers.js';
-import type { ApprovalStore, CreateApprovalResult, Fence, NewApproval, PendingFilter } from '../store.js';
+import type { ApprovalStore, PendingFilter } from '../store.js';
 import { prepareApprovalDecisions } from './sqlite-approval-decisions.js';
-import { prepareApprovalCreate, prepareApprovalRows } from './sqlite-approval-rows.js';
-import { prepareFenceCheck, type SqliteContext, writeTransaction } from './sqlite-context.js';
+import { prepareApprovalRows } from './sqlite-approval-rows.js';
+import type { SqliteContext } from './sqlite-context.js';
 
-// Reading rows and creating them live in sqlite-approval-rows.ts (a turn's suspension creates rows too),
+// Reading rows and creating them live in sqlite-approval-rows.ts (only a turn's suspension creates rows),
 // deciding them in sqlite-approval-decisions.ts; this file puts the store together.
 export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
-  const { db, now } = context;
-  const checkFence = prepareFenceCheck(context);
-  const createInside = prepareApprovalCreate(context);
+  const { db } = context;
   const { byId, byCall, toApproval } = prepareApprovalRows(context);
   const decisions = prepareApprovalDecisions(context);
   // `LIMIT +?`: SQLite compiles a bare bound LIMIT's value into the plan, so it would recompile every run.
@@ -30,13 +28,7 @@ export function createSqliteApprovals(context: SqliteContext): ApprovalStore {
     'SELECT * FROM approvals WHERE turn_id = ? ORDER BY created_at, rowid',
   );
 
-  const create = writeTransaction(db, (fence: Fence, approval: NewApproval): CreateApprovalResult => {
-    checkFence(fence);
-    return createInside(approval, now());
-  });
-
   return {
-    create: async (fence, approval) => create(fence, approval),
     async get(requestId) {
       const row = byId.get(requestId);
       return row ? toApproval(row) : undefined;

@@ -9,8 +9,7 @@ const USABLE = `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now)
 const IN_SCOPES = `((scope = 'conversation' AND scope_id = @conversationId) OR (scope = 'channel' AND scope_id = @channelId))`;
 
 /**
- * Creates a grant inside a caller's transaction (the grant store's own `create`, or a decision that
- * grants as it allows); an identical grant still standing is returned instead, and only a new one is
+ * Creates a grant inside a decision's transaction (one that grants as it allows: "always"); an identical grant still standing is returned instead, and only a new one is
  * audited.
  */
 export function prepareGrantCreate({ db }: SqliteContext): (grant: NewGrant, at: number) => Grant {
@@ -78,7 +77,6 @@ function conversationOf(row: GrantRow): string | null {
 export function createSqliteGrants(context: SqliteContext): GrantStore {
   const { db, now } = context;
   const writeOutbox = prepareOutboxWriter(context);
-  const createInside = prepareGrantCreate(context);
   type ScopeParams = GrantScopes & { toolName: string; now: number };
   const find = db.prepare<ScopeParams, GrantRow>(
     `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND match_json IS NULL AND args_hash IS NULL
@@ -119,8 +117,6 @@ export function createSqliteGrants(context: SqliteContext): GrantStore {
      ORDER BY id LIMIT 200`,
   );
 
-  const create = writeTransaction(db, (grant: NewGrant): Grant => createInside(grant, now()));
-
   const revokeGrant = writeTransaction(db, (id: number, by: string): boolean => {
     const at = now();
     const changed = revoke.run(at, by, id).changes === 1;
@@ -158,7 +154,6 @@ export function createSqliteGrants(context: SqliteContext): GrantStore {
       return translateBusy(() => usable.all({ toolName, ...scopes, now: now() })).map(toGrant);
     },
     use: async (id, use, effects) => useGrant(id, use, effects),
-    create: async (grant) => create(grant),
     revoke: async (id, by) => revokeGrant(id, by),
     async get(id) {
       const row = byId.get(id);
