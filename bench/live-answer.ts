@@ -26,7 +26,9 @@ export interface LiveAnswerResult {
 }
 
 const channel = 'C0BENCH';
-const words = 60;
+// Five seconds of writing: a preview is shown only for a turn still running after `defaultShowAfterMs`
+// (4 s; a quicker answer is posted whole, without a stream's calls), so a shorter one never streams.
+const words = 200;
 const wordEveryMs = 25;
 const answer = Array.from({ length: words }, (_, i) => `word${i}`).join(' ');
 
