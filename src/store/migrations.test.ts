@@ -9,6 +9,7 @@ import {
   t0,
 } from '../../test/support/older-database-files.js';
 import { openTestStore } from '../../test/support/open-test-store.js';
+import { finalAnswerOf, wholeToolGrant } from '../../test/support/store-reads.js';
 import { grantByDecision } from '../../test/support/store-requests.js';
 import { createTestClock } from '../../test/support/test-clock.js';
 import { AuditChainVerifier } from '../audit/verify-audit-chain.js';
@@ -45,7 +46,7 @@ describe('openDatabase upgrades an older file in place', () => {
     });
     expect(await store.turns.resumeKv('turn-1')).toEqual({ values: { step: 1 }, children: {} });
     expect((await store.turns.recoverable()).queued).toEqual([]);
-    expect(await store.grants.find('http_get', { conversationId: c1, channelId: 'C0OPS' })).toBeDefined();
+    expect(await wholeToolGrant(store, 'http_get', { conversationId: c1, channelId: 'C0OPS' })).toBeDefined();
     expect(await store.audit.list()).toMatchObject([{ kind: 'approval.requested', data: { tool: 'shell' } }]);
     const outbox = db.prepare(
       'SELECT key, request_id AS requestId, status, message_json AS message FROM outbox',
@@ -99,7 +100,7 @@ describe('openDatabase upgrades an older file in place', () => {
     expect((await store.transcript.messages(nested)).map((m) => m.message.content)).toEqual([
       'a nested answer',
     ]);
-    expect(await store.transcript.finalAnswer('turn-4')).toBe('the answer');
+    expect(await finalAnswerOf(store, 'turn-4')).toBe('the answer');
     const outbox = db.prepare(
       'SELECT key, turn_id AS turnId, status, message_json AS json FROM outbox ORDER BY id',
     );
@@ -210,7 +211,7 @@ describe('openDatabase upgrades an older file in place', () => {
     const { store, db } = openTestStore(file);
     expect(db.pragma('user_version', { simple: true })).toBe(latestSchemaVersion);
     expect(floorOf(db)).toBe('8');
-    const grant = await store.grants.find('shell', { conversationId: c1, channelId: 'C0OPS' });
+    const grant = await wholeToolGrant(store, 'shell', { conversationId: c1, channelId: 'C0OPS' });
     expect(grant).toMatchObject({
       createdBy: 'UADMIN',
       match: null,

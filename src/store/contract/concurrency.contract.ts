@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { finalAnswerOf } from '../../../test/support/store-reads.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import { LeaseLostError } from '../store-errors.js';
 import {
@@ -12,6 +13,7 @@ import {
   newTurn,
   noticeEntry,
   observe,
+  outboxRow,
   startTurn,
   suspendWithRequests,
   thread,
@@ -208,16 +210,16 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
       expect(await observe(b, inspect, zombie)).toEqual(before);
 
       await b.turns.complete(holder.fence, { answer: 'done by b', kv: emptyKvSnapshot });
-      expect(await a.transcript.finalAnswer('turn-1')).toBe('done by b');
+      expect(await finalAnswerOf(a, 'turn-1')).toBe('done by b');
     });
 
     it('claim one outbox row once', async () => {
-      const { a, b } = await twoProcesses();
+      const { a, b, inspect } = await twoProcesses();
       const [row] = await a.outbox.enqueue([noticeEntry('a', 'T0HOLDFAST:C0OPS:1700.1')]);
       const results = await Promise.all([a.outbox.claim(row!.id, leaseA), b.outbox.claim(row!.id, leaseB)]);
       const winners = results.filter((result) => result !== undefined);
       expect(winners).toHaveLength(1);
-      expect(await b.outbox.get(row!.id)).toMatchObject({
+      expect(await outboxRow(inspect, row!.id)).toMatchObject({
         claim: { owner: winners[0]!.claim!.owner, token: 1 },
       });
       const loserOwner = winners[0]!.claim!.owner === 'proc-a' ? 'proc-b' : 'proc-a';

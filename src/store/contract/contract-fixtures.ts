@@ -120,6 +120,11 @@ export function noticeEntry(name: string, conversation: string): NewOutboxEntry 
  * Everything the port (and the inspector) shows about a turn and its conversation. Taken before and after
  * a write that must be refused: the two must be equal.
  */
+/** An outbox row as the database holds it, whatever its status (undefined: no such row). */
+export async function outboxRow(inspect: ContractInspector, id: number): Promise<OutboxEntry | undefined> {
+  return (await inspect.outbox()).find((entry) => entry.id === id);
+}
+
 export async function observe(store: Store, inspect: ContractInspector, started: StartedTurn) {
   const { turn } = started;
   return {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wholeToolGrant } from '../../../test/support/store-reads.js';
 import type { Store } from '../store.js';
 import { type GrantDecision, grantByDecision } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
@@ -29,11 +30,11 @@ export function describeGrantsContract(open: StoreContractFactory): void {
         createdAt: clock.now(),
         sourceRequestId: request.requestId,
       });
-      expect(await store.grants.find('shell', scopes)).toEqual(grant);
+      expect(await wholeToolGrant(store, 'shell', scopes)).toEqual(grant);
       expect(
-        await store.grants.find('shell', { conversationId: 'T1:C1:1700.2', channelId: 'C1' }),
+        await wholeToolGrant(store, 'shell', { conversationId: 'T1:C1:1700.2', channelId: 'C1' }),
       ).toBeUndefined();
-      expect(await store.grants.find('deploy', scopes)).toBeUndefined();
+      expect(await wholeToolGrant(store, 'deploy', scopes)).toBeUndefined();
     });
 
     it('finds a channel grant in every thread of the channel', async () => {
@@ -45,11 +46,11 @@ export function describeGrantsContract(open: StoreContractFactory): void {
         createdBy: 'UADMIN',
       });
       expect(grant.sourceRequestId).toBe(request.requestId);
-      expect(await store.grants.find('http_get', { conversationId: 'T1:C1:9', channelId: 'C1' })).toEqual(
+      expect(await wholeToolGrant(store, 'http_get', { conversationId: 'T1:C1:9', channelId: 'C1' })).toEqual(
         grant,
       );
       expect(
-        await store.grants.find('http_get', { conversationId: 'T1:C2:9', channelId: 'C2' }),
+        await wholeToolGrant(store, 'http_get', { conversationId: 'T1:C2:9', channelId: 'C2' }),
       ).toBeUndefined();
     });
 
@@ -90,13 +91,13 @@ export function describeGrantsContract(open: StoreContractFactory): void {
       expect(await store.grants.revoke(grant.id, 'UADMIN')).toBe(true);
       expect(await store.grants.revoke(grant.id, 'UADMIN')).toBe(false);
       expect(await store.grants.revoke(grant.id + 1_000, 'UADMIN')).toBe(false);
-      expect(await store.grants.find('shell', scopes)).toBeUndefined();
+      expect(await wholeToolGrant(store, 'shell', scopes)).toBeUndefined();
       expect(await store.grants.list(scopes)).toHaveLength(0);
       const revoked = (await store.audit.list()).filter((e) => e.kind === 'grant.revoked');
       expect(revoked).toMatchObject([{ actor: 'UADMIN', conversationId: scopes.conversationId }]);
       const again = await granted(store, clock, conversationGrant);
       expect(again.id).not.toBe(grant.id);
-      expect(await store.grants.find('shell', scopes)).toEqual(again);
+      expect(await wholeToolGrant(store, 'shell', scopes)).toEqual(again);
     });
 
     it('audits a channel grant and its revocation without a conversation', async () => {
@@ -116,12 +117,12 @@ export function describeGrantsContract(open: StoreContractFactory): void {
         ...conversationGrant,
         match: { command: 'kubectl get *' },
       });
-      expect(await store.grants.find('shell', scopes)).toBeUndefined();
+      expect(await wholeToolGrant(store, 'shell', scopes)).toBeUndefined();
       const whole = await granted(store, clock, conversationGrant);
       expect(pattern.match).toEqual({ command: 'kubectl get *' });
       expect(whole.match).toBeNull();
       expect(await store.grants.usable('shell', scopes)).toEqual([pattern, whole]);
-      expect(await store.grants.find('shell', scopes)).toEqual(whole);
+      expect(await wholeToolGrant(store, 'shell', scopes)).toEqual(whole);
       expect(await store.grants.get(pattern.id)).toEqual(pattern);
       expect(await store.grants.get(pattern.id + 1_000)).toBeUndefined();
     });
@@ -132,7 +133,7 @@ export function describeGrantsContract(open: StoreContractFactory): void {
       expect(await store.grants.usable('shell', scopes)).toEqual([grant]);
       clock.advance(60_000);
       expect(await store.grants.usable('shell', scopes)).toEqual([]);
-      expect(await store.grants.find('shell', scopes)).toBeUndefined();
+      expect(await wholeToolGrant(store, 'shell', scopes)).toBeUndefined();
       expect(await store.grants.list(scopes)).toEqual([]);
       const use = { conversationId: scopes.conversationId, turnId: 't1', toolCallId: 'call_1' };
       expect(await store.grants.use(grant.id, use)).toBeUndefined();

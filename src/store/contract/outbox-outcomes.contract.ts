@@ -8,6 +8,7 @@ import {
   leaseA,
   leaseB,
   noticeEntry,
+  outboxRow,
   startTurn,
   suspendWithRequests,
 } from './contract-fixtures.js';
@@ -57,14 +58,14 @@ const staleWrites: ReadonlyArray<{
 export function describeOutboxOutcomesContract(open: StoreContractFactory): void {
   describe('outbox.recordProgress', () => {
     it('records the parts sent and extends the claim', async () => {
-      const { store, clock } = await open();
+      const { store, clock, inspect } = await open();
       const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       clock.advance(10_000);
       const progress = { parts: ['one', 'two', 'three'], sent: [part('1.1')] };
       expect(
         await store.outbox.recordProgress(row!.id, { owner: 'proc-a', token: 1 }, progress, 30_000),
       ).toBe(true);
-      expect(await store.outbox.get(row!.id)).toMatchObject({
+      expect(await outboxRow(inspect, row!.id)).toMatchObject({
         status: 'pending',
         progress,
         claim: { owner: 'proc-a', token: 1, expiresAt: clock.now() + 30_000 },
@@ -74,11 +75,11 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
 
   describe('outbox.complete', () => {
     it('marks the row sent with its parts and ends the claim', async () => {
-      const { store } = await open();
+      const { store, inspect } = await open();
       const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       const progress = { parts: ['one', 'two'], sent: [part('1.1'), part('1.2')] };
       expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
-      expect(await store.outbox.get(row!.id)).toMatchObject({
+      expect(await outboxRow(inspect, row!.id)).toMatchObject({
         status: 'sent',
         progress,
         claim: null,
@@ -164,14 +165,14 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
 
   describe('outbox.retryLater', () => {
     it('hands the row back, not in doubt, due again at the given time with the error kept', async () => {
-      const { store, clock } = await open();
+      const { store, clock, inspect } = await open();
       const { row, fresh } = await takenOver(store, clock.advance);
       expect(row.inDoubt).toBe(true);
       const nextAttemptAt = clock.now() + 5_000;
       expect(await store.outbox.retryLater(row.id, fresh, { nextAttemptAt, error: 'ratelimited' })).toBe(
         true,
       );
-      expect(await store.outbox.get(row.id)).toMatchObject({
+      expect(await outboxRow(inspect, row.id)).toMatchObject({
         status: 'pending',
         claim: null,
         inDoubt: false,
@@ -221,7 +222,7 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
         { error: 'not_in_channel', notify: [notice] },
       );
       expect(given).toBe(true);
-      expect(await store.outbox.get(row!.id)).toMatchObject({
+      expect(await outboxRow(inspect, row!.id)).toMatchObject({
         status: 'failed',
         lastError: 'not_in_channel',
         claim: null,
@@ -263,16 +264,16 @@ export function describeOutboxOutcomesContract(open: StoreContractFactory): void
 
   describe('outbox.complete of one row', () => {
     it('records a delivery under its claim, and refuses the same token under another owner', async () => {
-      const { store } = await open();
+      const { store, inspect } = await open();
       const [row] = await enqueueClaimed(store, [noticeEntry('soon', 'T:C:1')], leaseA);
       const progress = { sent: [{ channel: 'C0OPS', ts: '1700.9' }] };
 
       expect(await completeOne(store, row!.id, { owner: 'proc-a', token: 1 }, progress)).toBe(true);
-      expect(await store.outbox.get(row!.id)).toMatchObject({ status: 'sent', progress, claim: null });
+      expect(await outboxRow(inspect, row!.id)).toMatchObject({ status: 'sent', progress, claim: null });
 
       const [other] = await enqueueClaimed(store, [noticeEntry('stale', 'T:C:1')], leaseA);
       expect(await completeOne(store, other!.id, { owner: 'proc-b', token: 1 }, progress)).toBe(false);
-      expect(await store.outbox.get(other!.id)).toMatchObject({ status: 'pending' });
+      expect(await outboxRow(inspect, other!.id)).toMatchObject({ status: 'pending' });
     });
   });
 }

@@ -6,6 +6,7 @@ import {
   leaseA,
   leaseB,
   noticeEntry,
+  outboxRow,
   startTurn,
 } from './contract-fixtures.js';
 import { describeOutboxOutcomesContract } from './outbox-outcomes.contract.js';
@@ -18,7 +19,7 @@ const byNumber = (a: number, b: number) => a - b;
 export function describeOutboxContract(open: StoreContractFactory): void {
   describe('outbox.enqueue', () => {
     it('writes pending, unclaimed rows due now and returns them', async () => {
-      const { store, clock } = await open();
+      const { store, clock, inspect } = await open();
       const entry = answerEntry('turn-1', conversation);
       const [row] = await store.outbox.enqueue([entry]);
       expect(row).toEqual({
@@ -37,8 +38,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
         lastError: null,
         createdAt: clock.now(),
       });
-      expect(await store.outbox.get(row!.id)).toEqual(row);
-      expect(await store.outbox.get(row!.id + 1_000)).toBeUndefined();
+      expect(await outboxRow(inspect, row!.id)).toEqual(row);
     });
 
     it('writes a key once: a second write of it, alone or with a state change, is no row', async () => {
@@ -139,7 +139,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
 
   describe('outbox.claim', () => {
     it('claims a free row: owner, a new token, an attempt counted, not in doubt', async () => {
-      const { store, clock } = await open();
+      const { store, clock, inspect } = await open();
       const [row] = await store.outbox.enqueue([noticeEntry('a', conversation)]);
       const held = await store.outbox.claim(row!.id, leaseB);
       expect(held).toMatchObject({
@@ -148,15 +148,15 @@ export function describeOutboxContract(open: StoreContractFactory): void {
         inDoubt: false,
         claim: { owner: 'proc-b', token: 1, expiresAt: clock.now() + leaseB.durationMs },
       });
-      expect(await store.outbox.get(row!.id)).toEqual(held);
+      expect(await outboxRow(inspect, row!.id)).toEqual(held);
     });
 
     it('refuses a live claim unless taking over from its owner, and marks a takeover in doubt', async () => {
-      const { store } = await open();
+      const { store, inspect } = await open();
       const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       expect(await store.outbox.claim(row!.id, leaseB)).toBeUndefined();
       expect(await store.outbox.claim(row!.id, leaseB, { takeOverFrom: 'proc-c' })).toBeUndefined();
-      expect((await store.outbox.get(row!.id))?.claim).toMatchObject({ owner: 'proc-a', token: 1 });
+      expect((await outboxRow(inspect, row!.id))?.claim).toMatchObject({ owner: 'proc-a', token: 1 });
       expect(await store.outbox.claim(row!.id, leaseB, { takeOverFrom: 'proc-a' })).toMatchObject({
         claim: { owner: 'proc-b', token: 2 },
         attempts: 2,
@@ -188,7 +188,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
     });
 
     it('does not count an attempt on which Slack only asked to wait', async () => {
-      const { store } = await open();
+      const { store, inspect } = await open();
       const [row] = await enqueueClaimed(store, [noticeEntry('a', conversation)], leaseA);
       expect(row?.attempts).toBe(1);
       await store.outbox.retryLater(
@@ -196,7 +196,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
         { owner: 'proc-a', token: 1 },
         { nextAttemptAt: 0, error: 'ratelimited', waited: true },
       );
-      expect((await store.outbox.get(row!.id))?.attempts).toBe(0);
+      expect((await outboxRow(inspect, row!.id))?.attempts).toBe(0);
       const again = await store.outbox.claim(row!.id, leaseA);
       expect(again?.attempts).toBe(1);
       await store.outbox.retryLater(
@@ -204,7 +204,7 @@ export function describeOutboxContract(open: StoreContractFactory): void {
         { owner: 'proc-a', token: again!.claim!.token },
         { nextAttemptAt: 0, error: 'http_503' },
       );
-      expect((await store.outbox.get(row!.id))?.attempts).toBe(1);
+      expect((await outboxRow(inspect, row!.id))?.attempts).toBe(1);
     });
 
     it('refuses rows that are finished or unknown', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { finalAnswerOf } from '../../../test/support/store-reads.js';
 import type { ChatMessage } from '../transcript-records.js';
 import { startTurn } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
@@ -68,11 +69,11 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
 
     it('returns the last top-level assistant message without calls as the answer', async () => {
       const { store, fence, id } = await setup();
-      expect(await store.transcript.finalAnswer('turn-1')).toBeUndefined();
+      expect(await finalAnswerOf(store, 'turn-1')).toBeUndefined();
       await store.transcript.append(fence, id, { role: 'assistant', content: 'first' });
       await store.transcript.append(fence, `${id}>call_9`, { role: 'assistant', content: 'nested answer' });
       await store.transcript.append(fence, id, { role: 'assistant', content: null, toolCalls: [call] });
-      expect(await store.transcript.finalAnswer('turn-1')).toBe('first');
+      expect(await finalAnswerOf(store, 'turn-1')).toBe('first');
       expect(await store.transcript.messages('T:C:none')).toEqual([]);
     });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { finalAnswerOf } from '../../../test/support/store-reads.js';
 import { conversationId } from '../conversation-id.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import {
@@ -41,7 +42,7 @@ export function describeTurnEndingsContract(open: StoreContractFactory): void {
         leaseOwner: null,
         leaseExpiresAt: null,
       });
-      expect(await store.transcript.finalAnswer('turn-1')).toBe('All done.');
+      expect(await finalAnswerOf(store, 'turn-1')).toBe('All done.');
       expect((await store.conversations.get(conversationId(thread('1700.1'))))?.kv).toEqual(kv);
     });
 

@@ -37,11 +37,6 @@ export interface GrantFilter {
 }
 
 export interface GrantStore {
-  /**
-   * A usable grant of the whole tool (no pattern) in the conversation or its channel: not revoked, not
-   * expired, not used up.
-   */
-  find(toolName: string, scopes: GrantScopes): Promise<Grant | undefined>;
   /** Every usable grant of the tool in the conversation or its channel, patterns included, oldest first. */
   usable(toolName: string, scopes: GrantScopes): Promise<Grant[]>;
   /**

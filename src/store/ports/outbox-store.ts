@@ -18,7 +18,6 @@ export interface OutboxStore {
   listen?(listener: (conversationId: string) => void): void;
   /** Rows written on their own (not as part of a turn's state change), e.g. a notice to a requester. */
   enqueue(entries: readonly NewOutboxEntry[]): Promise<OutboxEntry[]>;
-  get(id: number): Promise<OutboxEntry | undefined>;
   /**
    * The oldest pending row of a conversation (after row `afterId`, when given): rows of one thread are
    * delivered in order.

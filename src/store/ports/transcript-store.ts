@@ -33,8 +33,6 @@ export interface TranscriptStore {
    * unknown. Undefined for a call never started, or one whose result is on record.
    */
   unfinishedStart(call: Pick<ToolCallRef, 'transcriptId' | 'toolCallId'>): Promise<number | undefined>;
-  /** Answer of the turn: its last assistant message without tool calls. */
-  finalAnswer(turnId: string): Promise<string | undefined>;
   /**
    * What the turn wrote to its conversation's transcript, in order: how it ended, and what it left
    * unanswered, read at a cost that follows the turn and not the thread.

@@ -62,16 +62,6 @@ export async function createGrantInside(tx: Tx, grant: NewGrant): Promise<Grant>
 /** Always-allow grants are rows, never process memory: every replica sees them. */
 export function createPgGrants(context: PgContext): GrantStore {
   return {
-    async find(toolName, scopes) {
-      const [row] = await read<GrantRow>(
-        context,
-        `SELECT * FROM grants WHERE ${usableAt(momentSql(context))} AND tool_name = $1 AND match_json IS NULL
-           AND args_hash IS NULL AND ${inScopes('$2', '$3')}
-         ORDER BY id LIMIT 1`,
-        [toolName, scopes.conversationId, scopes.channelId],
-      );
-      return row ? toGrant(row) : undefined;
-    },
     async usable(toolName, scopes) {
       const rows = await read<GrantRow>(
         context,

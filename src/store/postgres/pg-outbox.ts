@@ -75,10 +75,6 @@ export function createPgOutbox(context: PgContext): OutboxStore {
         const rows = await writeOutboxReturning(tx, entries);
         return rows.map(toOutboxEntry);
       }),
-    async get(id) {
-      const [row] = await read<OutboxRow>(context, 'SELECT * FROM outbox WHERE id = $1', [id]);
-      return row ? toOutboxEntry(row) : undefined;
-    },
     async nextPending(conversationId, afterId = 0) {
       const [row] = await read<OutboxRow>(
         context,

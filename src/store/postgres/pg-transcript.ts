@@ -120,15 +120,6 @@ export function createPgTranscript(context: PgContext): TranscriptStore {
       );
       return row?.started_at;
     },
-    async finalAnswer(turnId) {
-      const [row] = await read<{ content: string | null }>(
-        context,
-        `SELECT content FROM messages WHERE turn_id = $1 AND transcript_id = conversation_id AND role = 'assistant'
-           AND tool_calls_json IS NULL ORDER BY seq DESC LIMIT 1`,
-        [turnId],
-      );
-      return row?.content ?? undefined;
-    },
     async turnMessages(turnId) {
       const rows = await read<MessageRow>(
         context,

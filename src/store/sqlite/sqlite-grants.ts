@@ -78,11 +78,6 @@ export function createSqliteGrants(context: SqliteContext): GrantStore {
   const { db, now } = context;
   const writeOutbox = prepareOutboxWriter(context);
   type ScopeParams = GrantScopes & { toolName: string; now: number };
-  const find = db.prepare<ScopeParams, GrantRow>(
-    `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND match_json IS NULL AND args_hash IS NULL
-       AND ${IN_SCOPES}
-     ORDER BY id LIMIT 1`,
-  );
   const usable = db.prepare<ScopeParams, GrantRow>(
     `SELECT * FROM grants WHERE ${USABLE} AND tool_name = @toolName AND ${IN_SCOPES} ORDER BY id LIMIT 200`,
   );
@@ -146,10 +141,6 @@ export function createSqliteGrants(context: SqliteContext): GrantStore {
   );
 
   return {
-    async find(toolName, scopes) {
-      const row = translateBusy(() => find.get({ toolName, ...scopes, now: now() }));
-      return row ? toGrant(row) : undefined;
-    },
     async usable(toolName, scopes) {
       return translateBusy(() => usable.all({ toolName, ...scopes, now: now() })).map(toGrant);
     },

@@ -153,10 +153,6 @@ export function createSqliteOutbox(context: SqliteContext): OutboxStore {
   return {
     listen: (listener) => outboxCommitNoticesOf(db).listen(listener),
     enqueue: async (entries) => enqueue(entries),
-    async get(id) {
-      const row = byId.get(id);
-      return row ? toOutboxEntry(row) : undefined;
-    },
     async nextPending(conversationId, afterId = 0) {
       const row = nextPending.get(conversationId, afterId);
       return row ? toOutboxEntry(row) : undefined;

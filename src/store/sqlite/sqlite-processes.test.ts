@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RaceProcess, startRaceProcess } from '../../../test/support/store-race.js';
 import { awaitingTurn, newTurn, noticeEntry, thread } from '../contract/contract-fixtures.js';
@@ -20,6 +21,7 @@ const threadsFor = (race: number) =>
  */
 describe('two processes on one SQLite file', () => {
   let dir: string;
+  let db: Database.Database;
   let store: Store;
   let a: RaceProcess;
   let b: RaceProcess;
@@ -27,7 +29,8 @@ describe('two processes on one SQLite file', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-race-'));
     const file = path.join(dir, 'holdfast.db');
-    store = createSqliteStore(openDatabase(file, { synchronous: 'OFF' }));
+    db = openDatabase(file, { synchronous: 'OFF' });
+    store = createSqliteStore(db);
     [a, b] = await Promise.all([startRaceProcess(file, 'proc-a'), startRaceProcess(file, 'proc-b')]);
   });
 
@@ -116,7 +119,8 @@ describe('two processes on one SQLite file', () => {
     ]);
     const owners = winners(results, 'claimed');
     for (const [index, row] of rows.entries()) {
-      expect((await store.outbox.get(row.id))?.claim).toMatchObject({ owner: owners[index], token: 1 });
+      const claim = db.prepare('SELECT claim_owner AS owner, claim_token AS token FROM outbox WHERE id = ?');
+      expect(claim.get(row.id)).toEqual({ owner: owners[index], token: 1 });
     }
   });
 });

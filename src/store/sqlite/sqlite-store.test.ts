@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../../test/support/open-test-store.js';
+import { finalAnswerOf } from '../../../test/support/store-reads.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { createTestClock } from '../../../test/support/test-clock.js';
 import { enqueueClaimed, leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
@@ -159,7 +160,7 @@ describe('SQLite storage faults', () => {
       StoreUnavailableError,
     );
     expect(await store.turns.get('turn-1')).toMatchObject({ status: 'running', leaseOwner: 'proc-a' });
-    expect(await store.transcript.finalAnswer('turn-1')).toBeUndefined();
+    expect(await finalAnswerOf(store, 'turn-1')).toBeUndefined();
     expect(await store.outbox.nextPending(conversationId)).toBeUndefined();
     clearFault();
     await store.turns.complete(fence, result, { outbox: [answer] });

@@ -122,11 +122,6 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
     `UPDATE tool_executions SET status = 'finished', finished_at = @now
      WHERE transcript_id = @transcriptId AND tool_call_id = @toolCallId`,
   );
-  const lastAnswer = db.prepare<[string], { content: string | null }>(
-    `SELECT content FROM messages WHERE turn_id = ? AND transcript_id = conversation_id AND role = 'assistant'
-       AND tool_calls_json IS NULL ORDER BY seq DESC LIMIT 1`,
-  );
-
   const ofTurn = db.prepare<[string], MessageRow>(
     'SELECT * FROM messages WHERE turn_id = ? AND transcript_id = conversation_id ORDER BY seq',
   );
@@ -233,9 +228,6 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
         rows.at(-1)?.seq ?? 0,
       );
       return fitTail(rows, maxChars);
-    },
-    async finalAnswer(turnId) {
-      return lastAnswer.get(turnId)?.content ?? undefined;
     },
     async turnMessages(turnId) {
       return translateBusy(() => ofTurn.all(turnId)).map(toMessage);

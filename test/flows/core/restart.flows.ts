@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
+import { finalAnswerOf } from '../../support/store-reads.js';
 import { type CoreEngine, countingTool, startCoreHarnessOn, threadId, toolResults } from './core-harness.js';
 
 /** Run on SQLite by restart.test.ts and on PostgreSQL by restart.postgres.test.ts. */
@@ -36,7 +37,7 @@ export function describeRestartFlows(engine: () => CoreEngine | Promise<CoreEngi
       expect(messages.at(-1)).toEqual({ role: 'assistant', content: 'web is restarted' });
       const turn = await core.store.turns.get(suspended.turn.id);
       expect(turn?.status).toBe('completed');
-      expect(await core.store.transcript.finalAnswer(suspended.turn.id)).toBe('web is restarted');
+      expect(await finalAnswerOf(core.store, suspended.turn.id)).toBe('web is restarted');
       const approval = await core.store.approvals.get(requestId);
       expect(approval?.decision).toBe('allowed');
       expect(approval?.decidedBy).toBe('UAPPROVER');
