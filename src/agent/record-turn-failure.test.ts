@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../test/support/open-test-store.js';
+import { transcriptOf } from '../../test/support/store-reads.js';
 import { newTurn, thread } from '../../test/support/store-rows.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { createTestLogger } from '../../test/support/test-logger.js';
@@ -40,7 +41,7 @@ describe('a failed turn closes the calls it left open', () => {
     );
 
     expect(outcome.type).toBe('failed');
-    const results = (await store.transcript.messages(id)).flatMap(({ message }) =>
+    const results = (await transcriptOf(store, id)).flatMap((message) =>
       message.role === 'tool' ? [[message.toolCallId, message.content, message.outcome]] : [],
     );
     expect(results).toEqual([

@@ -9,7 +9,7 @@ import {
   t0,
 } from '../../test/support/older-database-files.js';
 import { openTestStore } from '../../test/support/open-test-store.js';
-import { finalAnswerOf, wholeToolGrant } from '../../test/support/store-reads.js';
+import { finalAnswerOf, transcriptOf, wholeToolGrant } from '../../test/support/store-reads.js';
 import { grantByDecision } from '../../test/support/store-requests.js';
 import { createTestClock } from '../../test/support/test-clock.js';
 import { AuditChainVerifier } from '../audit/verify-audit-chain.js';
@@ -31,10 +31,11 @@ describe('openDatabase upgrades an older file in place', () => {
       attempts: 0,
       triggerKey: 'C0OPS:1700.1',
     });
-    expect((await store.transcript.messages(c1)).map((m) => [m.transcriptId, m.message])).toEqual([
-      [c1, { role: 'user', content: 'check uptime' }],
-      [c1, { role: 'assistant', content: null, toolCalls: [call('call_1'), call('call_2')] }],
-      [c1, { role: 'tool', toolCallId: 'call_2', content: 'up 3 days' }],
+    // Read by transcript: rows of version 1 became the conversation's own transcript.
+    expect(await transcriptOf(store, c1)).toEqual([
+      { role: 'user', content: 'check uptime' },
+      { role: 'assistant', content: null, toolCalls: [call('call_1'), call('call_2')] },
+      { role: 'tool', toolCallId: 'call_2', content: 'up 3 days' },
     ]);
     expect(await store.approvals.get('apr_1')).toMatchObject({
       transcriptId: c1,
@@ -97,9 +98,7 @@ describe('openDatabase upgrades an older file in place', () => {
     });
     expect(await store.approvals.get('apr_2')).toMatchObject({ decision: 'denied', cards: [] });
     const nested = `${c1}>call_1`;
-    expect((await store.transcript.messages(nested)).map((m) => m.message.content)).toEqual([
-      'a nested answer',
-    ]);
+    expect((await transcriptOf(store, nested)).map((m) => m.content)).toEqual(['a nested answer']);
     expect(await finalAnswerOf(store, 'turn-4')).toBe('the answer');
     const outbox = db.prepare(
       'SELECT key, turn_id AS turnId, status, message_json AS json FROM outbox ORDER BY id',

@@ -4,7 +4,7 @@ import { onTestFinished } from 'vitest';
 import type { ContractInspector, ToolExecutionRecord } from '../../src/store/contract/store-contract.js';
 import { openPostgresStore } from '../../src/store/postgres/create-postgres-store.js';
 import { poolConfig } from '../../src/store/postgres/open-postgres.js';
-import { type OutboxRow, toOutboxEntry } from '../../src/store/row-mappers.js';
+import { type MessageRow, type OutboxRow, toOutboxEntry, toStored } from '../../src/store/row-mappers.js';
 import type { Store } from '../../src/store/store.js';
 
 /**
@@ -84,6 +84,11 @@ export function postgresInspector(query: <Row>(text: string) => Promise<Row[]>):
           created_at: Number(row.created_at),
           claim_expires_at: row.claim_expires_at === null ? null : Number(row.claim_expires_at),
         }),
+      );
+    },
+    async messages() {
+      return (await query<MessageRow>('SELECT * FROM messages ORDER BY seq')).map((row) =>
+        toStored({ ...row, seq: Number(row.seq) }),
       );
     },
     async toolExecutions() {

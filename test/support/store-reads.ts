@@ -1,5 +1,6 @@
 import type { Grant } from '../../src/store/records.js';
 import type { GrantScopes, Store } from '../../src/store/store.js';
+import type { ChatMessage } from '../../src/store/transcript-records.js';
 
 /**
  * A turn's answer as people get it: its last assistant message without tool calls, read with the store's
@@ -19,4 +20,9 @@ export async function wholeToolGrant(
 ): Promise<Grant | undefined> {
   const usable = await store.grants.usable(toolName, scopes);
   return usable.find((grant) => grant.match === null && grant.argsHash === null);
+}
+
+/** A transcript whole, in order, read with the store's own `recent` (the read a turn makes) and no limit. */
+export async function transcriptOf(store: Store, transcriptId: string): Promise<ChatMessage[]> {
+  return store.transcript.recent(transcriptId, { maxChars: Number.POSITIVE_INFINITY });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { transcriptOf } from '../../../test/support/store-reads.js';
 import { conversationId } from '../conversation-id.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import { outboxKeys } from '../outbox-message.js';
@@ -44,7 +45,7 @@ export function describeBatchesContract(open: StoreContractFactory): void {
         status: 'awaiting_approval',
         leaseOwner: null,
       });
-      expect((await store.transcript.messages(started.conversationId)).map((row) => row.message)).toEqual([
+      expect(await transcriptOf(store, started.conversationId)).toEqual([
         { role: 'user', content: 'restart the web tier' },
         { role: 'assistant', content: null, toolCalls: calls },
       ]);
@@ -124,7 +125,7 @@ export function describeBatchesContract(open: StoreContractFactory): void {
         ),
       ).rejects.toMatchObject({ code: 'lease_lost' });
       expect(await store.approvals.pending()).toEqual([]);
-      expect(await store.transcript.messages(started.conversationId)).toHaveLength(1);
+      expect(await transcriptOf(store, started.conversationId)).toHaveLength(1);
       expect(await inspect.outbox()).toEqual([]);
     });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalAnswerOf } from '../../../test/support/store-reads.js';
+import { finalAnswerOf, transcriptOf } from '../../../test/support/store-reads.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import { LeaseLostError } from '../store-errors.js';
 import {
@@ -35,7 +35,7 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
       const { a, b } = await twoProcesses();
       const started = await startTurn(a);
       expect(await b.turns.get('turn-1')).toMatchObject({ status: 'running', leaseOwner: 'proc-a' });
-      expect(await b.transcript.messages(started.conversationId)).toHaveLength(1);
+      expect(await transcriptOf(b, started.conversationId)).toHaveLength(1);
     });
 
     it('claim one queued turn once', async () => {
@@ -47,8 +47,8 @@ export function describeConcurrencyContract(open: StoreContractFactory): void {
       expect(results.filter((result) => result.type === 'not-claimable')).toHaveLength(1);
       const winner = claimed(winners[0]);
       expect(await a.turns.get('turn-1')).toMatchObject({ leaseOwner: winner.fence.owner, leaseToken: 1 });
-      const messages = await b.transcript.messages(winner.turn.conversationId);
-      expect(messages.filter((m) => m.message.role === 'user')).toHaveLength(1);
+      const messages = await transcriptOf(b, winner.turn.conversationId);
+      expect(messages.filter((m) => m.role === 'user')).toHaveLength(1);
     });
 
     it('recover one lapsed turn once', async () => {

@@ -1,3 +1,4 @@
+import { transcriptOf } from '../../../test/support/store-reads.js';
 import {
   type GrantDecision,
   grantByDecision,
@@ -130,8 +131,8 @@ export async function observe(store: Store, inspect: ContractInspector, started:
   return {
     turn: await store.turns.get(turn.turnId),
     conversation: await store.conversations.get(started.conversationId),
-    messages: await store.transcript.messages(started.conversationId),
-    nested: await store.transcript.messages(`${started.conversationId}>call_1`),
+    messages: await transcriptOf(store, started.conversationId),
+    nested: await transcriptOf(store, `${started.conversationId}>call_1`),
     approvals: await store.approvals.forTurn(turn.turnId),
     resumeKv: await store.turns.resumeKv(turn.turnId),
     audit: await store.audit.list(),

@@ -1,5 +1,6 @@
 import type { TestClock } from '../../../test/support/test-clock.js';
 import type { OutboxEntry } from '../outbox-message.js';
+import type { StoredMessage } from '../records.js';
 import type { Store } from '../store.js';
 import { describeApprovalCardsContract } from './approval-cards.contract.js';
 import { describeApprovalDecisionsContract } from './approval-decisions.contract.js';
@@ -37,6 +38,8 @@ export interface ContractInspector {
   outbox(): Promise<OutboxEntry[]>;
   /** Every tool ledger entry, in the order started. */
   toolExecutions(): Promise<ToolExecutionRecord[]>;
+  /** Every transcript message as stored (with its sequence number), in the order written. */
+  messages(): Promise<StoredMessage[]>;
 }
 
 /** One fresh, empty, migrated database for one test, and the store(s) on it. */

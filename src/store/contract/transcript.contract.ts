@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalAnswerOf } from '../../../test/support/store-reads.js';
+import { finalAnswerOf, transcriptOf } from '../../../test/support/store-reads.js';
 import type { ChatMessage } from '../transcript-records.js';
 import { startTurn } from './contract-fixtures.js';
 import type { StoreContractFactory } from './store-contract.js';
@@ -22,7 +22,7 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
 
   describe('transcript messages', () => {
     it('keeps messages in order in chat-completions shape, tool calls included', async () => {
-      const { store, fence, id, ref } = await setup();
+      const { store, fence, id, ref, inspect } = await setup();
       const stored = await store.transcript.append(fence, id, {
         role: 'assistant',
         content: null,
@@ -34,12 +34,13 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
         message: { role: 'assistant', content: null, toolCalls: [call] },
       });
       await store.transcript.recordToolResult(fence, ref('call_1'), '/dev/sda1 42%');
-      const messages = await store.transcript.messages(id);
+      const messages = (await inspect.messages()).filter((m) => m.transcriptId === id);
       expect(messages.map((m) => m.message)).toEqual([
         { role: 'user', content: 'check disk' },
         { role: 'assistant', content: null, toolCalls: [call] },
         { role: 'tool', toolCallId: 'call_1', content: '/dev/sda1 42%' },
       ]);
+      expect(await transcriptOf(store, id)).toEqual(messages.map((m) => m.message));
       const seqs = messages.map((m) => m.seq);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
       expect(new Set(seqs).size).toBe(3);
@@ -56,15 +57,12 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
         true,
       );
       expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'outer result')).toBe(true);
-      expect((await store.transcript.messages(nested)).map((m) => m.message.content)).toEqual([
+      expect((await transcriptOf(store, nested)).map((m) => m.content)).toEqual([
         'sub task',
         null,
         'nested result',
       ]);
-      expect((await store.transcript.messages(id)).map((m) => m.message.content)).toEqual([
-        'check disk',
-        'outer result',
-      ]);
+      expect((await transcriptOf(store, id)).map((m) => m.content)).toEqual(['check disk', 'outer result']);
     });
 
     it('returns the last top-level assistant message without calls as the answer', async () => {
@@ -74,7 +72,7 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
       await store.transcript.append(fence, `${id}>call_9`, { role: 'assistant', content: 'nested answer' });
       await store.transcript.append(fence, id, { role: 'assistant', content: null, toolCalls: [call] });
       expect(await finalAnswerOf(store, 'turn-1')).toBe('first');
-      expect(await store.transcript.messages('T:C:none')).toEqual([]);
+      expect(await transcriptOf(store, 'T:C:none')).toEqual([]);
     });
 
     it('reads what a turn wrote to its conversation’s transcript, in order, and no other turn’s', async () => {
@@ -129,8 +127,8 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
       clock.advance(250);
       expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'first')).toBe(true);
       expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'second')).toBe(false);
-      const tools = (await store.transcript.messages(id)).filter((m) => m.message.role === 'tool');
-      expect(tools.map((m) => m.message.content)).toEqual(['first']);
+      const tools = (await transcriptOf(store, id)).filter((m) => m.role === 'tool');
+      expect(tools.map((m) => m.content)).toEqual(['first']);
       expect(await inspect.toolExecutions()).toEqual([
         {
           transcriptId: id,
@@ -145,7 +143,7 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
     it('records a result for a call that never ran (a refusal) without a ledger entry', async () => {
       const { store, fence, id, ref, inspect } = await setup();
       expect(await store.transcript.recordToolResult(fence, ref('call_1'), 'denied by policy')).toBe(true);
-      expect((await store.transcript.messages(id)).at(-1)?.message).toEqual({
+      expect((await transcriptOf(store, id)).at(-1)).toEqual({
         role: 'tool',
         toolCallId: 'call_1',
         content: 'denied by policy',
@@ -175,7 +173,7 @@ export function describeTranscriptContract(open: StoreContractFactory): void {
         { role: 'tool', toolCallId: 'call_2', content: 'Not run: denied by bob.', outcome: denied },
       ];
       const isTool = (message: ChatMessage) => message.role === 'tool';
-      expect((await store.transcript.messages(id)).map((m) => m.message).filter(isTool)).toEqual(expected);
+      expect((await transcriptOf(store, id)).filter(isTool)).toEqual(expected);
       expect((await store.transcript.turnMessages(turnId)).filter(isTool)).toEqual(expected);
       expect((await store.transcript.recent(id, { maxChars: 10_000 })).filter(isTool)).toEqual(expected);
       // The assistant message's calls are still the only calls: the outcome column is read on results only.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { transcriptOf } from '../../../test/support/store-reads.js';
 import { conversationId } from '../conversation-id.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import {
@@ -75,8 +76,8 @@ export function describeTurnsContract(open: StoreContractFactory): void {
           turn: { status: 'running', leaseExpiresAt: clock.now() + leaseA.durationMs, attempts: 1 },
         },
       });
-      const messages = await store.transcript.messages(conversationId(thread('1700.1')));
-      expect(messages.map((m) => m.message)).toEqual([{ role: 'user', content: 'hi' }]);
+      const messages = await transcriptOf(store, conversationId(thread('1700.1')));
+      expect(messages).toEqual([{ role: 'user', content: 'hi' }]);
     });
 
     it('leaves the turn queued when offered a lease while the thread is busy', async () => {
@@ -120,8 +121,8 @@ export function describeTurnsContract(open: StoreContractFactory): void {
           attempts: 1,
         },
       });
-      const messages = await store.transcript.messages(conversationId(thread('1700.1')));
-      expect(messages.map((m) => m.message)).toEqual([{ role: 'user', content: 'deploy api' }]);
+      const messages = await transcriptOf(store, conversationId(thread('1700.1')));
+      expect(messages).toEqual([{ role: 'user', content: 'deploy api' }]);
     });
 
     it('gives every claim a new token: start, recover, resume', async () => {
@@ -194,8 +195,8 @@ export function describeTurnsContract(open: StoreContractFactory): void {
         turn: { leaseOwner: 'proc-b', attempts: 2, leaseToken: 2 },
       });
       // Recovery does not add the user message a second time.
-      const messages = await store.transcript.messages(conversationId(thread('1700.1')));
-      expect(messages.filter((m) => m.message.role === 'user')).toHaveLength(1);
+      const messages = await transcriptOf(store, conversationId(thread('1700.1')));
+      expect(messages.filter((m) => m.role === 'user')).toHaveLength(1);
     });
 
     it('takes a live lease only from the owner named in takeOverFrom', async () => {

@@ -8,8 +8,6 @@ export type ToolStartResult =
   | { readonly type: 'previously-started'; readonly startedAt: number };
 
 export interface TranscriptStore {
-  /** The transcript in order, as the model will see it. */
-  messages(transcriptId: string): Promise<StoredMessage[]>;
   /**
    * The newest part of a transcript, in order: at least `maxChars` of content (or all of it), starting at
    * a user message so no exchange is cut, and always the last message. What a turn reads once, so its

@@ -1,4 +1,4 @@
-import { type MessageRow, toMessage, toolResultJson, toStored } from '../row-mappers.js';
+import { type MessageRow, toMessage, toolResultJson } from '../row-mappers.js';
 import type { TranscriptStore } from '../store.js';
 import type { ChatMessage } from '../transcript-records.js';
 import { checkFence, type PgContext, read, transaction } from './pg-context.js';
@@ -26,14 +26,6 @@ function trimTail(rows: readonly MessageRow[], maxChars: number): MessageRow[] {
 
 export function createPgTranscript(context: PgContext): TranscriptStore {
   return {
-    async messages(transcriptId) {
-      const rows = await read<MessageRow>(
-        context,
-        'SELECT * FROM messages WHERE transcript_id = $1 ORDER BY seq',
-        [transcriptId],
-      );
-      return rows.map(toStored);
-    },
     async recent(transcriptId, { maxChars }): Promise<ChatMessage[]> {
       // Newest first, a page at a time (messages_by_transcript): the read stops once it has enough.
       const newestFirst: MessageRow[] = [];

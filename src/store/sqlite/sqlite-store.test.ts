@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openTestStore } from '../../../test/support/open-test-store.js';
-import { finalAnswerOf } from '../../../test/support/store-reads.js';
+import { finalAnswerOf, transcriptOf } from '../../../test/support/store-reads.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { createTestClock } from '../../../test/support/test-clock.js';
 import { enqueueClaimed, leaseA, newTurn, startTurn, thread } from '../contract/contract-fixtures.js';
@@ -11,6 +11,7 @@ import {
   describeStoreContract,
   type ToolExecutionRecord,
 } from '../contract/store-contract.js';
+import { type MessageRow, toStored } from '../row-mappers.js';
 import {
   isStoreFault,
   StoreBusyError,
@@ -23,6 +24,7 @@ import { rootConversationOf } from './sqlite-transcript.js';
 /** The inspector reads the file through its own connection, as an operator's sqlite3 shell would. */
 function sqliteInspector(db: Database.Database): ContractInspector {
   const outbox = db.prepare<[], OutboxRow>('SELECT * FROM outbox ORDER BY id');
+  const messages = db.prepare<[], MessageRow>('SELECT * FROM messages ORDER BY seq');
   const tools = db.prepare<[], ToolExecutionRecord>(
     `SELECT transcript_id AS transcriptId, tool_call_id AS toolCallId, status, started_at AS startedAt,
        finished_at AS finishedAt
@@ -34,6 +36,9 @@ function sqliteInspector(db: Database.Database): ContractInspector {
     },
     async toolExecutions() {
       return tools.all();
+    },
+    async messages() {
+      return messages.all().map(toStored);
     },
   };
 }
@@ -83,7 +88,7 @@ describe('SQLite store, what only this adapter has', () => {
       toolCalls: [{ id: 'call_1', name: 'shell', arguments: '{}' }],
     });
     db.prepare('UPDATE messages SET tool_calls_json = ? WHERE seq = ?').run('[{"id":1}]', stored.seq);
-    const refused = await store.transcript.messages(conversationId).catch((error: unknown) => error);
+    const refused = await transcriptOf(store, conversationId).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StoredRowInvalidError);
     expect(refused).toMatchObject({ table: 'messages', key: String(stored.seq) });
   });

@@ -9,7 +9,6 @@ import {
   rootConversationOf,
   toMessage,
   toolResultJson,
-  toStored,
 } from '../row-mappers.js';
 import type { Fence, ToolCallRef, ToolStartResult, TranscriptStore } from '../store.js';
 import type { ChatMessage, ToolOutcome } from '../transcript-records.js';
@@ -75,9 +74,6 @@ function fitTail(rows: readonly TailRow[], maxChars: number): ChatMessage[] {
 export function createSqliteTranscript(context: SqliteContext): TranscriptStore {
   const { db, now } = context;
   const checkFence = prepareFenceCheck(context);
-  const select = db.prepare<[string], MessageRow>(
-    'SELECT * FROM messages WHERE transcript_id = ? ORDER BY seq',
-  );
   const newerRows = db.prepare<[string, number], MessageRow>(
     'SELECT * FROM messages WHERE transcript_id = ? AND seq > ? ORDER BY seq',
   );
@@ -171,9 +167,6 @@ export function createSqliteTranscript(context: SqliteContext): TranscriptStore 
   );
 
   return {
-    async messages(transcriptId) {
-      return translateBusy(() => select.all(transcriptId)).map(toStored);
-    },
     append: async (fence, transcriptId, message) => append(fence, transcriptId, message),
     startTool: async (fence, call) => startTool(fence, call),
     recordToolResult: async (fence, call, content, outcome) =>

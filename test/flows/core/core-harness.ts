@@ -12,6 +12,7 @@ import { silentObserver } from '../../../src/runtime/turn-observer.js';
 import { conversationId, createSqliteStore, openDatabase, type Store } from '../../../src/store/index.js';
 import type { EnqueueResult } from '../../../src/store/store.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
+import { transcriptOf } from '../../support/store-reads.js';
 import { channelId, teamId, thread } from '../../support/store-rows.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { createTestClock, type TestClock } from '../../support/test-clock.js';
@@ -243,8 +244,7 @@ function createHarness(
       });
     },
     async messages(threadTs) {
-      const stored = await current.store.transcript.messages(threadId(threadTs));
-      return stored.map((row) => row.message);
+      return transcriptOf(current.store, threadId(threadTs));
     },
     async reopen(next) {
       await stop();

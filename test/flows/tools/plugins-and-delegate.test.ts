@@ -6,6 +6,7 @@ import { reply, ScriptedChatModel } from '../../../src/llm/index.js';
 import { createDelegateTool } from '../../../src/tools/delegate.js';
 import { loadPlugins } from '../../../src/tools/index.js';
 import { createRunShellTool } from '../../../src/tools/run-shell.js';
+import { transcriptOf } from '../../support/store-reads.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { startCoreHarness, threadId, toolResults } from '../core/core-harness.js';
 
@@ -116,11 +117,7 @@ describe('delegate', () => {
     expect(done.answer).toBe('Handled: INC-1, web restarted.');
     expect(fs.readFileSync(path.join(workdir, 'restarts.log'), 'utf8')).toBe('restarted\n');
 
-    const nested = toolResults(
-      (await harness.store.transcript.messages(`${threadId('1700000000.000300')}>outer_1`)).map(
-        (row) => row.message,
-      ),
-    );
+    const nested = toolResults(await transcriptOf(harness.store, `${threadId('1700000000.000300')}>outer_1`));
     // The nested agent's kv came back after each restart: the incident kept the number its card showed.
     expect(nested.get('inner_1')).toBe(
       'Opened INC-1 (sev1): Web down. Incidents opened in this thread: INC-1.',
