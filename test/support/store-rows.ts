@@ -1,5 +1,6 @@
 import { hashArguments } from '../../src/agent/hash-arguments.js';
 import { conversationId } from '../../src/store/conversation-id.js';
+import type { Turn } from '../../src/store/records.js';
 import type { ConversationKey, NewApproval, NewTurn } from '../../src/store/store.js';
 
 export const teamId = 'T0HOLDFAST';
@@ -52,5 +53,28 @@ export function newApproval(
     requiredApprovals: 1,
     expiresAt: createdAt + 24 * 60 * 60_000,
     ...rest,
+  };
+}
+
+/** Turn `turn_1` as a store reads it back, queued since just before `at` (for the pure plans' tables). */
+export function queuedTurn(conversationId: string, at: number): Turn {
+  return {
+    id: 'turn_1',
+    seq: 7,
+    conversationId,
+    status: 'queued',
+    triggerKey: 'C1:1700.2',
+    triggerTs: '1700.2',
+    requestedBy: 'UASKER',
+    inputText: 'restart web',
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    leaseToken: 2,
+    attempts: 0,
+    errorCode: null,
+    errorMessage: null,
+    stoppedBy: null,
+    createdAt: at - 10,
+    updatedAt: at - 10,
   };
 }

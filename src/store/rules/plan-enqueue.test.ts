@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { queuedTurn } from '../../../test/support/store-rows.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import type { NewTurn } from '../ports/turn-store.js';
-import type { Turn } from '../records.js';
 import { countLimits, type EnqueueSnapshot, enqueueOutcome, planEnqueue } from './plan-enqueue.js';
 
 const at = 1_000_000;
@@ -20,25 +20,7 @@ const newTurn: NewTurn = {
   inboundKey: 'inbound_1',
 };
 
-const turn: Turn = {
-  id: 'turn_1',
-  seq: 7,
-  conversationId,
-  status: 'queued',
-  triggerKey: 'C1:1700.2',
-  triggerTs: '1700.2',
-  requestedBy: 'UASKER',
-  inputText: 'restart web',
-  leaseOwner: null,
-  leaseExpiresAt: null,
-  leaseToken: 2,
-  attempts: 0,
-  errorCode: null,
-  errorMessage: null,
-  stoppedBy: null,
-  createdAt: at - 10,
-  updatedAt: at - 10,
-};
+const turn = queuedTurn(conversationId, at);
 
 const idle: EnqueueSnapshot = { unfinishedInThread: 0, unfinishedByUser: 0 };
 const limits = { perThread: 2, perUser: 3 };

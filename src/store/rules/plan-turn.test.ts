@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { queuedTurn } from '../../../test/support/store-rows.js';
 import { emptyKvSnapshot } from '../kv-snapshot.js';
 import type { NewApproval } from '../ports/approval-store.js';
 import type { Turn } from '../records.js';
@@ -12,25 +13,7 @@ const lease = { owner: 'proc-a', durationMs: 15_000 };
 const fence = { turnId: 'turn_1', owner: 'proc-a', token: 3 };
 const holder: TurnHolder = { conversationId, status: 'running', leaseOwner: 'proc-a', leaseToken: 3 };
 
-const turn: Turn = {
-  id: 'turn_1',
-  seq: 7,
-  conversationId,
-  status: 'queued',
-  triggerKey: 'C1:1700.2',
-  triggerTs: '1700.2',
-  requestedBy: 'UASKER',
-  inputText: 'restart web',
-  leaseOwner: null,
-  leaseExpiresAt: null,
-  leaseToken: 2,
-  attempts: 0,
-  errorCode: null,
-  errorMessage: null,
-  stoppedBy: null,
-  createdAt: at - 10,
-  updatedAt: at - 10,
-};
+const turn = queuedTurn(conversationId, at);
 
 describe('planClaim', () => {
   const snapshot = (changes: Partial<Turn> = {}, facts: Partial<ClaimSnapshot> = {}): ClaimSnapshot => ({
