@@ -174,7 +174,7 @@ export class TurnRunner {
           progress,
           // One commit: the assistant message, every pending row, the turn's kv and status, the cards.
           suspend: (batch) =>
-            store.turns.suspend(fence, kv.snapshot(), this.#effects([]), { ...batch, outboxFor: cardsFor }),
+            store.turns.suspend(fence, kv.snapshot(), {}, { ...batch, outboxFor: cardsFor }),
           signal,
         },
         {
@@ -190,14 +190,16 @@ export class TurnRunner {
       await store.turns.complete(
         fence,
         { answer: result.content, kv: kv.snapshot() },
-        this.#effects([
-          {
-            key: outboxKeys.answer(turn.id),
-            conversationId: turn.conversationId,
-            turnId: turn.id,
-            message: { type: 'answer', turnId: turn.id, text: result.content },
-          },
-        ]),
+        {
+          outbox: [
+            {
+              key: outboxKeys.answer(turn.id),
+              conversationId: turn.conversationId,
+              turnId: turn.id,
+              message: { type: 'answer', turnId: turn.id, text: result.content },
+            },
+          ],
+        },
       );
       return { type: 'completed', turn: await this.#reload(turn), answer: result.content };
     } catch (error) {
@@ -223,7 +225,7 @@ export class TurnRunner {
     if (!pending.suspended) {
       // Rows written before (a crash, or an older release) and still undecided: park on them again.
       try {
-        await store.turns.suspend(fence, kv.snapshot(), this.#effects(cardsFor(pending.approvals)));
+        await store.turns.suspend(fence, kv.snapshot(), { outbox: cardsFor(pending.approvals) });
       } catch (error) {
         if (error instanceof LeaseLostError) return { type: 'interrupted', turn, reason: 'lease lost' };
         throw error;
@@ -255,10 +257,6 @@ export class TurnRunner {
         log.debug({ err: error }, 'could not report progress');
       }
     };
-  }
-
-  #effects(outbox: readonly NewOutboxEntry[]) {
-    return { outbox };
   }
 
   async #reload(turn: Turn): Promise<Turn> {

@@ -117,15 +117,15 @@ export function noticeEntry(name: string, conversation: string): NewOutboxEntry 
   };
 }
 
-/**
- * Everything the port (and the inspector) shows about a turn and its conversation. Taken before and after
- * a write that must be refused: the two must be equal.
- */
 /** An outbox row as the database holds it, whatever its status (undefined: no such row). */
 export async function outboxRow(inspect: ContractInspector, id: number): Promise<OutboxEntry | undefined> {
   return (await inspect.outbox()).find((entry) => entry.id === id);
 }
 
+/**
+ * Everything the port (and the inspector) shows about a turn and its conversation. Taken before and after
+ * a write that must be refused: the two must be equal.
+ */
 export async function observe(store: Store, inspect: ContractInspector, started: StartedTurn) {
   const { turn } = started;
   return {
@@ -151,7 +151,6 @@ export {
   thread,
 };
 
-/** One delivery completed on its own (the worker batches them; the contract is the same for one). */
 /** Rows written unclaimed, then claimed by `lease` (token 1, one attempt), as a worker takes them. */
 export async function enqueueClaimed(
   store: Store,
@@ -167,6 +166,7 @@ export async function enqueueClaimed(
   return claimed;
 }
 
+/** One delivery completed on its own (the worker batches them; the contract is the same for one). */
 export async function completeOne(
   store: Store,
   id: number,

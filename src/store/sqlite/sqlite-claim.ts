@@ -12,7 +12,10 @@ export const activeStatuses = `('queued', 'running', 'awaiting_approval')`;
  * turn in the same commit that made it runnable. Who may take the turn and what taking it writes is the
  * pure `planClaim`; this only reads its snapshot and applies its writes.
  */
-export function prepareTurnClaim(context: SqliteContext) {
+export function prepareTurnClaim(
+  context: SqliteContext,
+  apply: ReturnType<typeof prepareTurnWrites> = prepareTurnWrites(context),
+) {
   const { db, now } = context;
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
   const earlierActive = db.prepare<[string, number, string], { n: number }>(
@@ -22,7 +25,6 @@ export function prepareTurnClaim(context: SqliteContext) {
   const pendingApprovals = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM approvals WHERE turn_id = ? AND resolved_at IS NULL',
   );
-  const apply = prepareTurnWrites(context);
   return (turnId: string, lease: Lease, options: ClaimOptions = {}): ClaimResult => {
     const row = byId.get(turnId);
     if (!row) return { type: 'not-claimable', reason: 'unknown turn' };

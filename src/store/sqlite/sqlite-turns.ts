@@ -76,7 +76,7 @@ export function createSqliteTurns(context: SqliteContext): TurnStore {
 
   const holderOf = prepareHolderRead(context);
   const apply = prepareTurnWrites(context);
-  const claimInside = prepareTurnClaim(context);
+  const claimInside = prepareTurnClaim(context, apply);
 
   const enqueue = writeTransaction(
     db,
